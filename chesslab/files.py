@@ -1,0 +1,88 @@
+"""Files and external programs: atomic JSON writes, shipped data paths, Stockfish.
+
+Everything that writes a model or a dataset goes through ``write_json_atomic`` /
+``atomic_path``: the data goes to a temporary file beside the target, which is then
+renamed over it, so an interrupted save never leaves a half-written model behind.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+#: The repository's data/ folder (shipped datasets, trained weights, results).
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+#: Shipped trained models.
+MODELS_DIR = DATA_DIR / "models"
+
+
+@contextlib.contextmanager
+def atomic_path(path, suffix: str = ""):
+    """Yield a temporary path next to ``path``; on success rename it over ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or ".tmp",
+                               dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_json_atomic(path, obj, indent=None) -> Path:
+    """Write ``obj`` as JSON to ``path`` atomically (temp file + rename)."""
+    path = Path(path)
+    with atomic_path(path, suffix=".json.tmp") as tmp:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(obj, fh, indent=indent, allow_nan=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+    return path
+
+
+def read_json(path, what: str = "file"):
+    """Read a JSON file with errors that say which file and what is wrong."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{what} {path} does not exist")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{what} {path} is not valid JSON (line {exc.lineno}, column "
+                         f"{exc.colno}: {exc.msg}); it may be truncated or not a "
+                         f"chesslab file") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{what} {path} is not a text file; chesslab files are JSON "
+                         f"(never pickle)") from None
+
+
+STOCKFISH_HELP = (
+    "Stockfish was not found. Install it with `sudo apt-get install stockfish` (Debian/"
+    "Ubuntu; the binary is /usr/games/stockfish) or `brew install stockfish` (macOS), "
+    "or point the CHESSLAB_STOCKFISH environment variable at a Stockfish binary.")
+
+
+def find_stockfish(required: bool = True) -> str | None:
+    """Path of a Stockfish binary: $CHESSLAB_STOCKFISH, then PATH, then /usr/games."""
+    env = os.environ.get("CHESSLAB_STOCKFISH")
+    if env:
+        if os.path.isfile(env) and os.access(env, os.X_OK):
+            return env
+        if required:
+            raise FileNotFoundError(f"CHESSLAB_STOCKFISH={env!r} is not an executable "
+                                    f"file. " + STOCKFISH_HELP)
+        return None
+    for candidate in (shutil.which("stockfish"), "/usr/games/stockfish",
+                      "/usr/local/bin/stockfish", "/opt/homebrew/bin/stockfish"):
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    if required:
+        raise FileNotFoundError(STOCKFISH_HELP)
+    return None
