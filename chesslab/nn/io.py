@@ -1,0 +1,99 @@
+"""Model files: JSON shaped like the thesis's listings, plus what rebuilds the model.
+
+    {"name": "thesis ANN",
+     "layer1": {"inputWeights": [[...], ...]}, "bias1": [...],
+     "layer2": {"inputWeights": ...}, "bias2": ...,
+     "format_version": 1, "architecture": {"class": "ANN", "layers": [...], ...}}
+
+Layers are numbered like the thesis: only layers with numbers to store count
+(dense and convolution layers; batch norm stores gamma, beta and running statistics).
+Written atomically; never pickle (a pickle can run code when loaded).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..files import read_json, write_json_atomic
+from .layers import BatchNorm
+from .models import Network
+
+FORMAT_VERSION = 1
+
+# file name of each stored array: layer attribute -> (where in the file, key)
+_WEIGHT_KEYS = {"W": ("layer", "inputWeights"), "b": ("top", "bias")}
+_BATCHNORM_KEYS = {"gamma": "gamma", "beta": "beta", "running_mean": "runningMean",
+                   "running_var": "runningVar"}
+
+
+def _entries(model):
+    """(file key, inner key or None, layer, attribute) for every stored array, in order."""
+    k = 0
+    for layer in model.leaves():
+        if isinstance(layer, BatchNorm):
+            k += 1
+            for attr, key in _BATCHNORM_KEYS.items():
+                yield f"layer{k}", key, layer, attr
+        elif "W" in layer.params:
+            k += 1
+            yield f"layer{k}", "inputWeights", layer, "W"
+            yield f"bias{k}", None, layer, "b"
+
+
+def _get(layer, attr):
+    return layer.params[attr] if attr in layer.params else getattr(layer, attr)
+
+
+def save_model(model: Network, path) -> None:
+    """Write ``model`` to ``path`` as JSON (temp file + rename)."""
+    doc = {"name": model.name}
+    for key, inner, layer, attr in _entries(model):
+        values = _get(layer, attr).tolist()
+        if inner is None:
+            doc[key] = values
+        else:
+            doc.setdefault(key, {})[inner] = values
+    doc["format_version"] = FORMAT_VERSION
+    doc["architecture"] = model.architecture()
+    write_json_atomic(path, doc)
+
+
+def load_model(path) -> Network:
+    """Rebuild a model from a file written by ``save_model``; checks every shape.
+
+    The model comes back in eval mode (ready to evaluate positions); call
+    ``model.train()`` to train it further.
+    """
+    doc = read_json(path, "model file")
+    where = f"model file {path}"
+    if not isinstance(doc, dict):
+        raise ValueError(f"{where} holds a {type(doc).__name__}, not a chesslab model "
+                         f"(a JSON object with 'name', 'layer1', ...)")
+    for key in ("format_version", "architecture"):
+        if key not in doc:
+            raise ValueError(f"{where} has no {key!r} key; it was not written by "
+                             f"chesslab.nn.save_model (re-save the model with it)")
+    if doc["format_version"] != FORMAT_VERSION:
+        raise ValueError(f"{where} has format_version {doc['format_version']!r}; this "
+                         f"chesslab reads version {FORMAT_VERSION}")
+    try:
+        model = Network.from_architecture(doc["architecture"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: the 'architecture' entry cannot be rebuilt ({exc!r})") from None
+    dtype = model.dtype
+    for key, inner, layer, attr in _entries(model):
+        name = key if inner is None else f"{key}.{inner}"
+        if key not in doc or (inner is not None and inner not in doc[key]):
+            raise ValueError(f"{where} is missing {name}, needed by layer {layer!r}")
+        raw = doc[key] if inner is None else doc[key][inner]
+        try:
+            value = np.array(raw, dtype=dtype)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: {name} is not a (rectangular) array of numbers") from None
+        expected = _get(layer, attr).shape
+        if value.shape != expected:
+            raise ValueError(f"{where}: {name} has shape {value.shape}, expected {expected}")
+        if attr in layer.params:
+            layer.params[attr] = value
+        else:
+            setattr(layer, attr, value)
+    return model.eval()
