@@ -11,6 +11,7 @@ import sys
 
 # Modules that contribute subcommands (in help order).
 _COMMAND_MODULES = (
+    "chesslab.data",
 )
 
 

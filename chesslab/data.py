@@ -1,0 +1,606 @@
+"""Training data: random positions, game records, Stockfish labels, datasets on disk.
+
+Two sources of positions, as in the seed documents:
+
+* **random** (the tutorial): play random legal moves from the start for a random
+  number of plies; games that end on the way are thrown away.
+* **game** (the Naive Bayes chapter): positions from game records. No game database
+  can be downloaded here, so :func:`generate_games` lets Stockfish play itself at mixed
+  strengths; :func:`read_games` reads any PGN a teacher brings instead.
+
+Every position is scored by Stockfish at a fixed depth (:func:`label_fens`): centipawns
+from White's side, and the engine's win/draw/loss estimate per mille. A forced mate in
+``n`` moves is stored as ``±(MATE_CP - n)`` (python-chess ``score(mate_score=MATE_CP)``);
+every score is clipped to ``[-MATE_CP, MATE_CP]``, so ``|cp| > MATE_CP - 1000`` means
+"a mate was found".
+
+A dataset file is one compressed ``.npz`` of plain arrays (no pickles), loaded by
+:func:`load_dataset`; :meth:`Dataset.split` splits it **by game** so that positions of
+one game never end up on both sides of a train/test split.
+"""
+from __future__ import annotations
+
+import datetime
+import gzip
+import io
+import json
+import multiprocessing
+import multiprocessing.util
+import random
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+import chess
+import chess.engine
+import chess.pgn
+import numpy as np
+from tqdm import tqdm
+
+from .files import DATA_DIR, atomic_path, find_stockfish
+
+#: Score given to "mate now"; mate in n moves scores MATE_CP - n (negative if White is mated).
+MATE_CP = 10_000
+#: Strength range (UCI_Elo) of the self-play players; Stockfish 15.1 accepts 1350..2850.
+ELO_RANGE = (1350, 2850)
+#: The shipped dataset and game records.
+DEFAULT_DATASET = DATA_DIR / "positions.npz"
+DEFAULT_GAMES = DATA_DIR / "games" / "stockfish_selfplay.pgn.gz"
+#: Stockfish settings for labelling: one thread and a fresh hash per position make a
+#: label depend only on the position and the depth (same number on every run).
+ENGINE_OPTIONS = {"Threads": 1, "Hash": 4, "UCI_ShowWDL": True}
+
+
+# ---------------------------------------------------------------- random positions
+
+def random_board(rng: random.Random, max_plies: int = 200) -> chess.Board | None:
+    """The tutorial's random position: a random number of random legal moves.
+
+    Returns None when the random game ended on the way (the caller skips it).
+    """
+    board = chess.Board()
+    for _ in range(rng.randrange(0, max_plies)):
+        board.push(rng.choice(list(board.legal_moves)))
+        if board.is_game_over():
+            return None
+    return board
+
+
+def _random_fen(index: int, seed: int, max_plies: int):
+    board = random_board(random.Random(f"random:{seed}:{index}"), max_plies)
+    return None if board is None else (board.fen(), board.ply())
+
+
+def random_positions(count: int, seed: int = 0, max_plies: int = 200, exclude=(),
+                     workers: int = 1, progress: bool = False) -> list[tuple[str, int]]:
+    """``count`` distinct random positions as ``(fen, plies)``, none of them in ``exclude``.
+
+    Walk number k uses its own generator seeded by (seed, k), so the result does not
+    depend on the number of workers.
+    """
+    seen = set(position_key(f) for f in exclude)
+    found, start = [], 0
+    with tqdm(total=count, desc="random positions", disable=not progress) as bar:
+        while len(found) < count:
+            batch = 64 + int(1.25 * (count - len(found)))
+            work = partial(_random_fen, seed=seed, max_plies=max_plies)
+            for item in _map(work, range(start, start + batch), workers, chunksize=256):
+                if item is None or len(found) == count:
+                    continue
+                key = position_key(item[0])
+                if key not in seen:
+                    seen.add(key)
+                    found.append(item)
+                    bar.update()
+            start += batch
+    return found
+
+
+# ---------------------------------------------------------------- game records
+
+def sample_plies(n_plies: int) -> list[int]:
+    """The Naive Bayes chapter's sampling rule, as plies (half-moves played) to keep.
+
+    Every 6th ply while at most 75% of the game is played, every 2nd ply in the last
+    quarter (the endgame, where each move matters more), and always the final position
+    (the one that decided the result). Ply p is the position after p half-moves.
+    """
+    cut = 0.75 * n_plies
+    plies = [p for p in range(1, n_plies + 1)
+             if (p <= cut and p % 6 == 0) or (p > cut and p % 2 == 0)]
+    if not plies or plies[-1] != n_plies:
+        plies.append(n_plies)
+    return plies
+
+
+def game_positions(game: chess.pgn.Game, every: int | None = None):
+    """Positions of one game as ``(fen, ply, sampled_by_rule)``.
+
+    Always the chapter's sample (:func:`sample_plies`); with ``every=k`` also every
+    k-th ply, to get more positions per game for the evaluator dataset.
+    """
+    moves = list(game.mainline_moves())
+    rule = set(sample_plies(len(moves)))
+    board = game.board()
+    out = [(board.fen(), 0, True)] if 0 in rule else []
+    for ply, move in enumerate(moves, start=1):
+        board.push(move)
+        if ply in rule or (every and ply % every == 0):
+            out.append((board.fen(), ply, ply in rule))
+    return out
+
+
+def _open_text(path: Path):
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return open(path, encoding="utf-8", errors="replace")
+
+
+def read_games(path, limit: int | None = None) -> list[chess.pgn.Game]:
+    """The games of a PGN file (plain or ``.gz``; the first ``limit`` if given), with
+    errors that name the problem."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"PGN file {path} does not exist")
+    games = []
+    try:
+        with _open_text(path) as fh:
+            while len(games) != limit and (game := chess.pgn.read_game(fh)) is not None:
+                if game.errors:
+                    raise ValueError(f"{path} is not a readable PGN file: game "
+                                     f"{len(games) + 1} has an error: {game.errors[0]}")
+                games.append(game)
+    except (OSError, EOFError) as exc:  # e.g. a corrupt .gz file
+        raise ValueError(f"{path} is not a readable PGN file ({exc})") from None
+    if not games or not any(any(g.mainline_moves()) for g in games):
+        raise ValueError(f"{path} holds no chess game with moves; is it a PGN file "
+                         f"(text with [Event ...] headers and moves like 1. e4 e5)?")
+    return games
+
+
+def play_selfplay_game(engine, index: int = 0, seed: int = 0, nodes: int = 1000,
+                       opening_plies=(3, 6), elo_range=ELO_RANGE,
+                       max_plies: int = 300) -> chess.pgn.Game:
+    """Stockfish against itself: each side gets a random UCI_Elo, the game a few
+    random opening plies (so games differ), then ``nodes`` nodes per move.
+
+    Stockfish's strength limit picks among its best moves with its own, clock-seeded
+    random generator, so the moves are not reproducible; our own choices (strengths,
+    opening plies) are seeded by (seed, index). A game still running after
+    ``max_plies`` plies is adjudicated a draw (see its Termination header).
+    """
+    rng = random.Random(f"games:{seed}:{index}")
+    elos = {chess.WHITE: rng.randint(*elo_range), chess.BLACK: rng.randint(*elo_range)}
+    n_random = rng.randint(*opening_plies)
+    board = chess.Board()
+    for _ in range(n_random):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    limit = chess.engine.Limit(nodes=nodes)
+    while not board.is_game_over(claim_draw=True) and board.ply() < max_plies:
+        options = {"UCI_LimitStrength": True, "UCI_Elo": elos[board.turn]}
+        board.push(engine.play(board, limit, options=options).move)
+    game = chess.pgn.Game.from_board(board)
+    name = engine.id.get("name", "Stockfish")
+    game.headers.update({
+        "Event": "chesslab Stockfish self-play", "Site": "chesslab",
+        "Date": datetime.date.today().strftime("%Y.%m.%d"), "Round": str(index + 1),
+        "White": f"{name} (UCI_Elo {elos[chess.WHITE]})",
+        "Black": f"{name} (UCI_Elo {elos[chess.BLACK]})",
+        "WhiteElo": str(elos[chess.WHITE]), "BlackElo": str(elos[chess.BLACK]),
+        "GameId": str(index), "Seed": str(seed), "NodesPerMove": str(nodes),
+        "RandomOpeningPlies": str(n_random)})
+    if board.is_game_over(claim_draw=True):
+        game.headers["Result"] = board.result(claim_draw=True)
+        game.headers["Termination"] = "normal"
+    else:
+        game.headers["Result"] = "1/2-1/2"
+        game.headers["Termination"] = f"adjudicated draw after {max_plies} plies"
+    return game
+
+
+def _selfplay_pgn(index: int, **kwargs) -> str:
+    return str(play_selfplay_game(_worker_engine(), index, **kwargs))
+
+
+def generate_games(count: int, path=DEFAULT_GAMES, seed: int = 0, nodes: int = 1000,
+                   workers: int = 1, progress: bool = True, max_plies: int = 300) -> Path:
+    """Play ``count`` self-play games and write them to a PGN file (gzip if ``.gz``)."""
+    if count < 1:
+        raise ValueError(f"the number of games must be at least 1, not {count}")
+    path = Path(path)
+    engine_path = find_stockfish()
+    work = partial(_selfplay_pgn, seed=seed, nodes=nodes, max_plies=max_plies)
+    with atomic_path(path, suffix=".pgn.tmp") as tmp:
+        with open(tmp, "wb") as raw:
+            out = (gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)
+                   if path.suffix == ".gz" else raw)
+            with io.TextIOWrapper(out, encoding="utf-8") as text:
+                results = _map(work, range(count), workers, engine_path, chunksize=2)
+                for pgn in tqdm(results, total=count, desc="games", disable=not progress):
+                    text.write(pgn + "\n\n")
+    return path
+
+
+# ---------------------------------------------------------------- Stockfish labels
+
+def open_engine(path: str | None = None) -> chess.engine.SimpleEngine:
+    """Start Stockfish with :data:`ENGINE_OPTIONS` (clear message when it is missing)."""
+    path = path or find_stockfish()
+    try:
+        engine = chess.engine.SimpleEngine.popen_uci(path)
+    except (OSError, chess.engine.EngineError) as exc:
+        raise RuntimeError(f"could not start Stockfish at {path}: {exc}") from None
+    engine.configure({k: v for k, v in ENGINE_OPTIONS.items() if k in engine.options})
+    return engine
+
+
+def label_board(engine, board: chess.Board, depth: int = 10):
+    """Stockfish's verdict on one position: ``(cp, (win, draw, loss))``, White's side.
+
+    ``cp`` is clipped centipawns (mates as ``±(MATE_CP - moves)``), the WDL triple is
+    per mille. Finished positions need no search: mate is ``∓MATE_CP``, a draw 0.
+    """
+    outcome = board.outcome()
+    if outcome is not None:
+        if outcome.winner is None:
+            return 0, (0, 1000, 0)
+        return (MATE_CP, (1000, 0, 0)) if outcome.winner else (-MATE_CP, (0, 0, 1000))
+    # game=object() starts a new game (ucinewgame): an empty hash, so labels do not
+    # depend on which positions the engine saw before.
+    info = engine.analyse(board, chess.engine.Limit(depth=depth), game=object())
+    score = info["score"].white()
+    cp = int(np.clip(score.score(mate_score=MATE_CP), -MATE_CP, MATE_CP))
+    wdl = info.get("wdl") or info["score"].wdl(model="sf15.1", ply=board.ply())
+    return cp, tuple(int(x) for x in wdl.white())
+
+
+def _label_fen(fen: str, depth: int):
+    return label_board(_worker_engine(), chess.Board(fen), depth)
+
+
+def label_fens(fens, depth: int = 10, workers: int = 1, progress: bool = True,
+               cache=None):
+    """Label many positions: arrays ``cp`` (N,) and ``wdl`` (N, 3), int16.
+
+    Each of the ``workers`` processes starts one Stockfish and keeps it for all its
+    positions (starting an engine costs more than a shallow search). With ``cache``
+    (an .npz path), labels are saved there as they come and reused by the next call
+    with the same depth, so an interrupted run resumes where it stopped.
+    """
+    fens = [str(f) for f in fens]
+    if not fens:
+        raise ValueError("no positions to label (the list of FENs is empty)")
+    engine_path = find_stockfish()
+    known = _read_label_cache(cache, depth)
+    todo = list(dict.fromkeys(f for f in fens if f not in known))
+    results = _map(partial(_label_fen, depth=depth), todo, workers, engine_path,
+                   chunksize=16)
+    bar = tqdm(results, total=len(todo), desc=f"labels d{depth}", disable=not progress)
+    for i, (fen, label) in enumerate(zip(todo, bar), start=1):
+        known[fen] = label
+        if cache and (i % 5000 == 0 or i == len(todo)):
+            _write_label_cache(cache, depth, known)
+    cp = np.array([known[f][0] for f in fens], dtype=np.int16)
+    wdl = np.array([known[f][1] for f in fens], dtype=np.int16).reshape(len(fens), 3)
+    return cp, wdl
+
+
+def _read_label_cache(cache, depth):
+    if not cache or not Path(cache).exists():
+        return {}
+    with np.load(cache, allow_pickle=False) as npz:
+        if int(npz["depth"]) != depth:
+            return {}
+        return {f: (int(c), tuple(w)) for f, c, w in
+                zip(npz["fen"].tolist(), npz["cp"].tolist(), npz["wdl"].tolist())}
+
+
+def _write_label_cache(cache, depth, known):
+    with atomic_path(cache, suffix=".npz.tmp") as tmp:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, depth=depth, fen=np.array(list(known), dtype=str),
+                     cp=np.array([c for c, _ in known.values()], dtype=np.int16),
+                     wdl=np.array([w for _, w in known.values()], dtype=np.int16))
+
+
+def engine_name(path: str | None = None) -> str:
+    with open_engine(path) as engine:
+        return engine.id.get("name", "unknown engine")
+
+
+# ---------------------------------------------------------------- worker processes
+
+_ENGINE = None
+
+
+def _start_worker_engine(engine_path):
+    global _ENGINE
+    if engine_path and _ENGINE is None:
+        _ENGINE = open_engine(engine_path)
+        # quit the engine when the worker process ends normally
+        multiprocessing.util.Finalize(None, _stop_worker_engine, exitpriority=10)
+
+
+def _stop_worker_engine():
+    global _ENGINE
+    if _ENGINE is not None:
+        _ENGINE.quit()
+        _ENGINE = None
+
+
+def _worker_engine():
+    if _ENGINE is None:
+        raise RuntimeError("no Stockfish in this process; call through label_fens or "
+                           "generate_games, or use label_board(engine, ...)")
+    return _ENGINE
+
+
+def _map(func, items, workers: int, engine_path=None, chunksize: int = 16):
+    """Yield ``func(item)`` in order, in this process or in ``workers`` processes
+    that each start one Stockfish (when ``engine_path`` is given) and keep it."""
+    if workers <= 1:
+        _start_worker_engine(engine_path)
+        try:
+            yield from map(func, items)
+        finally:
+            _stop_worker_engine()
+        return
+    with multiprocessing.Pool(workers, _start_worker_engine, (engine_path,)) as pool:
+        yield from pool.imap(func, items, chunksize=chunksize)
+        pool.close()
+        pool.join()
+
+
+# ---------------------------------------------------------------- datasets
+
+def position_key(fen: str) -> str:
+    """What makes two positions the same: the FEN without its move counters."""
+    return " ".join(fen.split()[:4])
+
+
+@dataclass
+class Dataset:
+    """Labelled positions; each field is an array with one row per position.
+
+    fen: FEN strings; cp: Stockfish score in centipawns, White's side, clipped to
+    ±MATE_CP; wdl: (N, 3) win/draw/loss per mille, White's side; source: "random" or
+    "game"; game_id: the game a position comes from (random positions get their own
+    negative pseudo ids -1, -2, ...); ply: half-moves played; result: the game's result
+    ("1-0", "0-1", "1/2-1/2"; "*" for random positions); sampled_by_rule: True for the
+    Naive Bayes chapter's sample of each game; metadata: how the file was made.
+    """
+    fen: np.ndarray
+    cp: np.ndarray
+    wdl: np.ndarray
+    source: np.ndarray
+    game_id: np.ndarray
+    ply: np.ndarray
+    result: np.ndarray
+    sampled_by_rule: np.ndarray
+    metadata: dict = field(default_factory=dict)
+
+    COLUMNS = ("fen", "cp", "wdl", "source", "game_id", "ply", "result",
+               "sampled_by_rule")
+
+    def __len__(self) -> int:
+        return len(self.fen)
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{s}={int(n)}" for s, n in
+                           zip(*np.unique(self.source, return_counts=True)))
+        return f"Dataset({len(self)} positions: {counts})"
+
+    def subset(self, index) -> "Dataset":
+        """The rows picked by an index array or a boolean mask (metadata kept)."""
+        return Dataset(**{c: getattr(self, c)[index] for c in self.COLUMNS},
+                       metadata=dict(self.metadata))
+
+    def boards(self) -> list[chess.Board]:
+        return boards_from_fens(self.fen)
+
+    def split(self, fractions=(0.8, 0.1, 0.1), seed: int = 0):
+        """(train, validation, test) datasets; every game lands on exactly one side."""
+        return tuple(self.subset(i) for i in split_by_game(self.game_id, fractions, seed))
+
+
+def boards_from_fens(fens) -> list[chess.Board]:
+    return [chess.Board(str(f)) for f in fens]
+
+
+def split_by_game(game_ids, fractions=(0.8, 0.1, 0.1), seed: int = 0):
+    """Row indices of each part: the distinct game ids are shuffled (seeded) and cut
+    by ``fractions``, so all positions of one game go to the same part."""
+    fractions = np.asarray(fractions, dtype=float)
+    if fractions.ndim != 1 or np.any(fractions < 0) or not np.isclose(fractions.sum(), 1):
+        raise ValueError(f"split fractions must be non-negative and sum to 1, got "
+                         f"{fractions.tolist()}")
+    game_ids = np.asarray(game_ids)
+    ids = np.unique(game_ids)
+    ids = ids[np.random.default_rng(seed).permutation(len(ids))]
+    cuts = np.round(np.cumsum(fractions)[:-1] * len(ids)).astype(int)
+    part_of = dict(zip(ids.tolist(), np.repeat(np.arange(len(fractions)),
+                                               np.diff([0, *cuts, len(ids)])).tolist()))
+    part = np.array([part_of[g] for g in game_ids.tolist()], dtype=int)
+    return tuple(np.flatnonzero(part == k) for k in range(len(fractions)))
+
+
+def deduplicate(dataset: Dataset) -> Dataset:
+    """Keep the first row of every position (see :func:`position_key`)."""
+    _, first = np.unique([position_key(f) for f in dataset.fen.tolist()],
+                         return_index=True)
+    return dataset.subset(np.sort(first))
+
+
+def make_dataset(rows, metadata=None) -> Dataset:
+    """A Dataset from row dicts with keys fen, cp, wdl, source, game_id, ply, result,
+    sampled_by_rule."""
+    rows = list(rows)
+    if not rows:
+        raise ValueError("the dataset is empty: there are no positions to store")
+    col = lambda name: [r[name] for r in rows]  # noqa: E731
+    return Dataset(fen=np.array(col("fen"), dtype=str),
+                   cp=np.array(col("cp"), dtype=np.int16),
+                   wdl=np.array(col("wdl"), dtype=np.int16).reshape(len(rows), 3),
+                   source=np.array(col("source"), dtype="<U6"),
+                   game_id=np.array(col("game_id"), dtype=np.int32),
+                   ply=np.array(col("ply"), dtype=np.int16),
+                   result=np.array(col("result"), dtype="<U7"),
+                   sampled_by_rule=np.array(col("sampled_by_rule"), dtype=bool),
+                   metadata=dict(metadata or {}))
+
+
+def save_dataset(dataset: Dataset, path=DEFAULT_DATASET) -> Path:
+    """Write a compressed .npz of plain arrays (loads with allow_pickle=False), atomically."""
+    if len(dataset) == 0:
+        raise ValueError("the dataset is empty: there are no positions to store")
+    path = Path(path)
+    arrays = {c: np.asarray(getattr(dataset, c)) for c in Dataset.COLUMNS}
+    arrays["fen"] = arrays["fen"].astype(str)  # fixed-width unicode, never object
+    arrays["metadata"] = np.array(json.dumps(dataset.metadata, sort_keys=True))
+    with atomic_path(path, suffix=".npz.tmp") as tmp:
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+    return path
+
+
+def load_dataset(path=None) -> Dataset:
+    """Load a dataset file (default: the shipped ``data/positions.npz``)."""
+    path = Path(path or DEFAULT_DATASET)
+    if not path.exists():
+        raise FileNotFoundError(f"dataset {path} does not exist; build it with "
+                                f"`python -m chesslab data build`")
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            missing = [c for c in (*Dataset.COLUMNS, "metadata") if c not in npz.files]
+            if missing:
+                raise ValueError(f"{path} is not a chesslab dataset: it lacks "
+                                 f"{', '.join(missing)}")
+            columns = {c: npz[c] for c in Dataset.COLUMNS}
+            metadata = json.loads(str(npz["metadata"]))
+    except (OSError, EOFError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not a readable .npz dataset ({exc})") from None
+    if len(columns["fen"]) == 0:
+        raise ValueError(f"dataset {path} is empty (no positions)")
+    return Dataset(**columns, metadata=metadata)
+
+
+def build_dataset(pgn_paths=(DEFAULT_GAMES,), n_random: int = 100_000, depth: int = 10,
+                  every: int | None = 4, workers: int = 1, seed: int = 0,
+                  max_plies: int = 200, progress: bool = True, cache=None) -> Dataset:
+    """Positions from the games (the chapter's sample plus every ``every``-th ply) and
+    ``n_random`` random positions, deduplicated and labelled by Stockfish."""
+    rows, seen, game_id = [], set(), 0
+    files = []
+    for path in pgn_paths:
+        games = read_games(path)
+        files.append({"file": Path(path).name, "games": len(games)})
+        for game in games:
+            result = game.headers.get("Result", "*")
+            for fen, ply, by_rule in game_positions(game, every):
+                key = position_key(fen)
+                if key not in seen:
+                    seen.add(key)
+                    rows.append(dict(fen=fen, source="game", game_id=game_id, ply=ply,
+                                     result=result, sampled_by_rule=by_rule))
+            game_id += 1
+    randoms = random_positions(n_random, seed, max_plies, exclude=seen, workers=workers,
+                               progress=progress) if n_random else []
+    rows += [dict(fen=fen, source="random", game_id=-(k + 1), ply=ply, result="*",
+                  sampled_by_rule=False) for k, (fen, ply) in enumerate(randoms)]
+    if not rows:
+        raise ValueError("the dataset is empty: no game positions and no random ones")
+    cp, wdl = label_fens([r["fen"] for r in rows], depth, workers, progress, cache)
+    for r, c, w in zip(rows, cp, wdl):
+        r["cp"], r["wdl"] = c, w
+    metadata = {"engine": engine_name(), "depth": depth, "engine_options": ENGINE_OPTIONS,
+                "mate_cp": MATE_CP, "seed": seed, "random_max_plies": max_plies,
+                "game_every": every, "pgn_files": files, "games": game_id,
+                "date": datetime.date.today().isoformat()}
+    return make_dataset(rows, metadata)
+
+
+# ---------------------------------------------------------------- summary and CLI
+
+def describe(dataset: Dataset) -> dict:
+    """Counts worth reporting: positions, distinct, by source, splits, depth."""
+    splits = dataset.split()
+    return {"positions": len(dataset),
+            "distinct": len({position_key(f) for f in dataset.fen.tolist()}),
+            "by_source": {s: int((dataset.source == s).sum()) for s in ("game", "random")},
+            "sampled_by_rule": int(dataset.sampled_by_rule.sum()),
+            "games": int(len(np.unique(dataset.game_id[dataset.source == "game"]))),
+            "splits": {n: len(s) for n, s in zip(("train", "validation", "test"), splits)},
+            "depth": dataset.metadata.get("depth"),
+            "engine": dataset.metadata.get("engine")}
+
+
+def _cmd_games(args):
+    path = generate_games(args.count, args.out_games, args.seed, args.nodes, args.workers,
+                          max_plies=args.max_plies)
+    print(f"wrote {args.count} games to {path}")
+
+
+def _cmd_label(args):
+    dataset = build_dataset(args.pgn, args.random, args.depth, args.every, args.workers,
+                            args.seed, cache=args.cache)
+    save_dataset(dataset, args.out)
+    print(json.dumps(describe(dataset), indent=1))
+
+
+def _cmd_build(args):
+    _cmd_games(args)
+    args.pgn = [args.out_games]
+    _cmd_label(args)
+
+
+def _cmd_info(args):
+    dataset = load_dataset(args.path)
+    print(json.dumps(describe(dataset), indent=1))
+
+
+def register_cli(subparsers) -> None:
+    data = subparsers.add_parser("data", help="make training data (games, labels)")
+    sub = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
+
+    def game_args(p, flag):
+        p.add_argument("--count", type=int, default=5000, help="games to play")
+        p.add_argument("--nodes", type=int, default=1000, help="Stockfish nodes per move")
+        p.add_argument("--max-plies", type=int, default=300,
+                       help="adjudicate a draw after this many plies")
+        p.add_argument(flag, dest="out_games", default=str(DEFAULT_GAMES),
+                       help="PGN file to write (.pgn.gz is gzipped)")
+
+    def label_args(p):
+        p.add_argument("--random", type=int, default=100_000, help="random positions")
+        p.add_argument("--depth", type=int, default=10, help="Stockfish search depth")
+        p.add_argument("--every", type=int, default=4,
+                       help="also take every k-th ply of each game (0: the chapter's "
+                            "sample only)")
+        p.add_argument("--out", default=str(DEFAULT_DATASET), help=".npz file to write")
+        p.add_argument("--cache", default=None,
+                       help="label cache (.npz): saved as labels come, reused on a rerun")
+
+    def common(p):
+        p.add_argument("--workers", type=int, default=2, help="processes (one engine each)")
+        p.add_argument("--seed", type=int, default=0)
+
+    p = sub.add_parser("games", help="Stockfish self-play games at mixed strengths")
+    game_args(p, "--out")
+    common(p)
+    p.set_defaults(func=_cmd_games)
+    p = sub.add_parser("label", help="label game and random positions with Stockfish")
+    p.add_argument("--pgn", nargs="+", default=[str(DEFAULT_GAMES)], help="PGN files")
+    label_args(p)
+    common(p)
+    p.set_defaults(func=_cmd_label)
+    p = sub.add_parser("build", help="regenerate the shipped games and dataset")
+    game_args(p, "--out-games")
+    label_args(p)
+    common(p)
+    p.set_defaults(func=_cmd_build)
+    p = sub.add_parser("info", help="summarise a dataset file")
+    p.add_argument("path", nargs="?", default=None)
+    p.set_defaults(func=_cmd_info)
