@@ -1,0 +1,225 @@
+"""Gaussian Naive Bayes from scratch, its model file, and the ``bayes`` evaluator."""
+import io
+import json
+import math
+
+import chess
+import chess.pgn
+import numpy as np
+import pytest
+
+from chesslab import bayes
+from chesslab.bayes import CLASSES, BayesEvaluator, GaussianNB, load_model, save_model
+from chesslab.data import sample_plies
+from chesslab.evaluation import load_evaluator
+from chesslab.features import FEATURE_NAMES, StandardScaler, features_batch
+
+# A 2-feature toy set: class "a" = (0,0), (2,2); class "b" = (4,1), (6,3), (5,5).
+TOY_X = np.array([[0, 0], [2, 2], [4, 1], [6, 3], [5, 5]], dtype=float)
+TOY_Y = np.array(["a", "a", "b", "b", "b"])
+
+
+def normal_pdf(x, mean, var):
+    return math.exp(-(x - mean) ** 2 / (2 * var)) / math.sqrt(2 * math.pi * var)
+
+
+def test_toy_set_matches_a_hand_computation():
+    nb = GaussianNB(var_smoothing=0.0).fit(TOY_X, TOY_Y)
+    # By hand: a has means (1, 1), variances (1, 1), prior 2/5;
+    #          b has means (5, 3), variances (2/3, 8/3), prior 3/5.
+    np.testing.assert_allclose(nb.theta_, [[1, 1], [5, 3]])
+    np.testing.assert_allclose(nb.var_, [[1, 1], [2 / 3, 8 / 3]])
+    np.testing.assert_allclose(nb.class_prior_, [0.4, 0.6])
+    x = (3.0, 2.0)
+    a = 0.4 * normal_pdf(x[0], 1, 1) * normal_pdf(x[1], 1, 1)
+    b = 0.6 * normal_pdf(x[0], 5, 2 / 3) * normal_pdf(x[1], 3, 8 / 3)
+    np.testing.assert_allclose(nb.predict_proba([x])[0], [a / (a + b), b / (a + b)])
+    assert nb.predict([x, (0, 1), (6, 4)]).tolist() == ["a" if a > b else "b", "a", "b"]
+
+
+def test_probabilities_sum_to_one_even_far_from_the_data():
+    nb = GaussianNB().fit(TOY_X, TOY_Y)
+    far = np.array([[1e3, -1e3], [40.0, 40.0], [1.0, 1.0]])
+    proba = nb.predict_proba(far)
+    assert np.all(np.isfinite(proba))
+    np.testing.assert_allclose(proba.sum(axis=1), 1)
+    np.testing.assert_allclose(np.exp(nb.predict_log_proba(far)), proba)
+
+
+def test_logsumexp_does_not_overflow():
+    a = np.array([[1000.0, 1000.0], [-1000.0, -1001.0]])
+    np.testing.assert_allclose(bayes.logsumexp(a, axis=1),
+                               [1000 + math.log(2), -1000 + math.log(1 + math.exp(-1))])
+
+
+def test_variance_smoothing_keeps_constant_features_finite():
+    X = np.array([[0.0, 1.0], [0.0, 3.0], [1.0, 5.0], [1.0, 9.0]])
+    y = np.array(["x", "x", "y", "y"])  # feature 0 is constant inside each class
+    nb = GaussianNB(var_smoothing=1e-3).fit(X, y)
+    assert nb.epsilon_ == pytest.approx(1e-3 * X.var(axis=0).max())
+    np.testing.assert_allclose(nb.var_[:, 0], nb.epsilon_)
+    assert nb.predict([[0.0, 2.0], [1.0, 7.0]]).tolist() == ["x", "y"]
+    with pytest.raises(ValueError, match="var_smoothing > 0"):
+        GaussianNB(var_smoothing=0.0).fit(X, y)
+
+
+def test_fit_errors():
+    with pytest.raises(ValueError, match="no training rows for class c"):
+        GaussianNB().fit(TOY_X, TOY_Y, classes=["a", "b", "c"])
+    with pytest.raises(ValueError, match="one label per row"):
+        GaussianNB().fit(TOY_X, TOY_Y[:3])
+    with pytest.raises(ValueError, match="not fitted"):
+        GaussianNB().predict(TOY_X)
+    with pytest.raises(ValueError, match="expected 2 feature columns"):
+        GaussianNB().fit(TOY_X, TOY_Y).predict([[1.0, 2.0, 3.0]])
+
+
+def synthetic_evaluator(seed=0):
+    """A model that learned 'more material wins' from made-up feature rows."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(0, 1, (300, len(FEATURE_NAMES)))
+    y = np.array(CLASSES * 100)
+    X[:, 0] = np.select([y == "1-0", y == "0-1"], [600, -600], 0) + rng.normal(0, 200, 300)
+    nb, scaler = bayes.train(X, y)
+    return BayesEvaluator(nb, scaler)
+
+
+def test_save_load_round_trip(tmp_path):
+    ev = synthetic_evaluator()
+    path = save_model(tmp_path / "nb.json", ev.nb, ev.scaler, info={"games": 3})
+    nb, scaler, names, info = load_model(path)
+    assert names == list(FEATURE_NAMES) and info == {"games": 3}
+    assert nb.classes_ == list(CLASSES)
+    Z = ev.scaler.transform(np.random.default_rng(1).normal(0, 300, (5, len(FEATURE_NAMES))))
+    np.testing.assert_array_equal(nb.predict_proba(Z), ev.nb.predict_proba(Z))
+    np.testing.assert_array_equal(scaler.mean_, ev.scaler.mean_)
+    again = BayesEvaluator.from_file(path)
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    assert again.evaluate(board) == ev.evaluate(board)
+    assert not list(tmp_path.glob(".*tmp"))  # the atomic write left no temp file
+
+
+def _corrupt(tmp_path, edit):
+    ev = synthetic_evaluator()
+    path = save_model(tmp_path / "nb.json", ev.nb, ev.scaler)
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d.update(format="something-else"), "not a chesslab Naive Bayes model"),
+    (lambda d: d.pop("scaler"), "lacks 'scaler'"),
+    (lambda d: d["model"].pop("var"), "lacks var"),
+    (lambda d: d["model"].update(var=[[1.0, 2.0]]), "'theta' and 'var'"),
+    (lambda d: d["model"]["var"][0].__setitem__(0, -1.0), "must be positive"),
+    (lambda d: d["model"].update(class_prior=[0.5, 0.5, 0.5]), "sum to 1"),
+    (lambda d: d["model"].update(theta="oops"), "not all numeric"),
+    (lambda d: d["scaler"].update(mean=[0.0]), "same length"),
+    (lambda d: d.update(feature_names=["material"]), "disagree"),
+])
+def test_malformed_model_files_are_explained(tmp_path, edit, message):
+    path = _corrupt(tmp_path, edit)
+    with pytest.raises(ValueError, match=message):
+        BayesEvaluator.from_file(path)
+
+
+def test_truncated_and_missing_model_files(tmp_path):
+    path = tmp_path / "nb.json"
+    path.write_text('{"format": "chesslab-gaussian-nb", "model": {')
+    with pytest.raises(ValueError, match="not valid JSON"):
+        load_model(path)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_model(tmp_path / "missing.json")
+
+
+def test_renamed_features_ask_for_retraining(tmp_path):
+    path = _corrupt(tmp_path, lambda d: d["feature_names"].__setitem__(0, "old_material"))
+    with pytest.raises(ValueError, match="retrain"):
+        BayesEvaluator.from_file(path)
+
+
+UP_A_QUEEN = chess.Board("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+DOWN_A_QUEEN = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1")
+
+
+def test_evaluator_sign_scale_and_batch():
+    ev = synthetic_evaluator()
+    up, down = ev.evaluate(UP_A_QUEEN), ev.evaluate(DOWN_A_QUEEN)
+    assert 0 < up <= bayes.SCORE_SCALE and -bayes.SCORE_SCALE <= down < 0
+    boards = [UP_A_QUEEN, DOWN_A_QUEEN, chess.Board(),
+              chess.Board("4k3/pp1p3p/3p4/3p4/8/2P5/P1P2PPP/4K3 b - - 0 1")]
+    batch = ev.evaluate_batch(boards)
+    assert batch.shape == (4,)
+    np.testing.assert_allclose(batch, [ev.evaluate(b) for b in boards])
+    proba = ev.nb.predict_proba(ev.scaler.transform(features_batch(boards)))
+    np.testing.assert_allclose(batch, 1000 * (proba[:, 0] - proba[:, 2]))
+
+
+def test_evaluator_knows_mate_and_stalemate():
+    ev = synthetic_evaluator()
+    white_mates = chess.Board("r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4")
+    stalemate = chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    assert ev.evaluate(white_mates) == math.inf
+    assert ev.evaluate(white_mates.mirror()) == -math.inf
+    assert ev.evaluate(stalemate) == 0.0
+
+
+def test_shipped_model_through_load_evaluator():
+    if not bayes.MODEL_PATH.exists():
+        pytest.skip("data/models/bayes.json is not trained yet (bench/bayes_results.py)")
+    ev = load_evaluator("bayes")
+    assert isinstance(ev, BayesEvaluator)
+    assert ev.evaluate(UP_A_QUEEN) > 0 > ev.evaluate(DOWN_A_QUEEN)
+
+
+SCHOLAR = """[Result "1-0"]
+
+1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0
+
+[Result "*"]
+
+1. d4 d5 *
+
+[Result "1/2-1/2"]
+
+1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. Nf3 Nf6 6. Ng1 Ng8 7. Nf3 Nf6
+8. Ng1 Ng8 1/2-1/2
+"""
+
+
+def test_sampled_positions_follow_the_chapters_rule():
+    stream = io.StringIO(SCHOLAR)
+    games = [chess.pgn.read_game(stream) for _ in range(3)]
+    boards, labels, game_ids, plies = bayes.sampled_positions(games)
+    # 7 plies: 6 (the last quarter, even) and 7 (the end); the unfinished game is
+    # skipped; 16 plies: 6, 12 (first 75%), 14, 16.
+    assert plies.tolist() == sample_plies(7) + sample_plies(16) == [6, 7, 6, 12, 14, 16]
+    assert labels.tolist() == ["1-0"] * 2 + ["1/2-1/2"] * 4
+    assert game_ids.tolist() == [0, 0, 2, 2, 2, 2]
+    assert boards[1].is_checkmate() and boards[1].move_stack == []
+
+
+def test_split_by_game_and_measures():
+    game_ids = np.repeat(np.arange(20), 5)
+    train_rows, test_rows = bayes.split_games(game_ids, 0.25, seed=3)
+    assert not set(game_ids[train_rows]) & set(game_ids[test_rows])
+    assert len(test_rows) == 25
+    assert bayes.accuracy(["1-0", "0-1"], ["1-0", "1-0"]) == 0.5
+    proba = np.array([[0.5, 0.25, 0.25], [0.1, 0.1, 0.8]])
+    assert bayes.log_loss(["1-0", "0-1"], proba) == pytest.approx(
+        -(math.log(0.5) + math.log(0.8)) / 2)
+    assert bayes.material_rule([300, 0, -250], 200).tolist() == ["1-0", "1/2-1/2", "0-1"]
+
+
+def test_compare_beats_the_majority_on_separable_data():
+    rng = np.random.default_rng(2)
+    y = np.array(CLASSES * 60)
+    X = rng.normal(0, 1, (180, len(FEATURE_NAMES)))
+    X[:, 0] += np.select([y == "1-0", y == "0-1"], [500, -500], 0)
+    rows = {r["model"].split(" (")[0]: r for r in bayes.compare(X[:120], y[:120],
+                                                                  X[120:], y[120:])}
+    assert rows["Naive Bayes, all features"]["accuracy"] > 0.9
+    assert rows["majority class"]["accuracy"] < 0.5
+    assert rows["Naive Bayes, material only"]["log_loss"] < rows["majority class"]["log_loss"]
