@@ -320,3 +320,112 @@ def saved_model_figure(kind="ann"):
                  f"(written by save_model)", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+# --- the command line: python -m chesslab figures ------------------------------------
+#: A middlegame used by the plane figures (Giuoco Piano main line after 8...d5).
+EXAMPLE_LINE = "e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d4 exd4 cxd4 Bb4+ Bd2 Bxd2+ Nbxd2 d5"
+RESULTS_DIR = None   # set below (data/results), kept here so tests can point elsewhere
+
+
+def example_position() -> chess.Board:
+    board = chess.Board()
+    for san in EXAMPLE_LINE.split():
+        board.push_san(san)
+    return board
+
+
+def _results_dir():
+    from .files import DATA_DIR
+    return RESULTS_DIR if RESULTS_DIR is not None else DATA_DIR / "results"
+
+
+def read_results(name: str, command: str):
+    """A results file from data/results/, with the command that makes it when missing."""
+    from .files import read_json
+    path = _results_dir() / f"{name}.json"
+    if not path.exists():
+        raise FileNotFoundError(f"results file data/results/{name}.json is missing; "
+                                f"make it with `{command}`")
+    return read_json(path, "results file")
+
+
+def figure_registry():
+    """name -> (function making the figure, thesis-style caption)."""
+    return {
+        "piece_table": (piece_table_figure, "The list of chess pieces types."),
+        "cnn_structure": (cnn_structure_figure, "Structure of the implemented CNN (Conv - "
+                          "convolutional layer, Pool - pooling layer, Activ - activation "
+                          "layer, Full - fully connected layer)."),
+        "saved_model_ann": (lambda: saved_model_figure("ann"),
+                            "Example of file containing saved ANN model configuration."),
+        "saved_model_cnn": (lambda: saved_model_figure("cnn"),
+                            "Example of file containing saved CNN model configuration."),
+        "planes14": (lambda: planes14_figure(example_position(),
+                                             "planes14: Giuoco Piano after 8...d5"),
+                     "The tutorial's 14 input planes of a middlegame position."),
+        "planes9": (lambda: planes9_figure(example_position(),
+                                           "planes9: Giuoco Piano after 8...d5 (White to move)"),
+                    "The actor-critic's 9 input planes of the same position."),
+    }
+
+
+def save_figure(fig, out_dir, name, formats=("png", "svg")):
+    """Save ``fig`` as out_dir/name.png and .svg, byte-for-byte reproducible."""
+    from pathlib import Path
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    with plt.rc_context({"svg.hashsalt": "chesslab", "svg.fonttype": "path"}):
+        for fmt in formats:
+            path = out_dir / f"{name}.{fmt}"
+            metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+            fig.savefig(path, dpi=110, metadata=metadata)
+            paths.append(path)
+    plt.close(fig)
+    return paths
+
+
+def make_figures(out_dir="figures", only=None, progress=True):
+    """Draw the figures (all, or the names in ``only``) into ``out_dir``.
+
+    Returns [(name, status)], status "ok" or the reason a figure was skipped (a missing
+    results file says which command makes it).
+    """
+    from tqdm.auto import tqdm
+    registry = figure_registry()
+    names = list(registry) if not only else list(only)
+    unknown = [n for n in names if n not in registry]
+    if unknown:
+        raise ValueError(f"unknown figure(s) {', '.join(unknown)}; choose from "
+                         f"{', '.join(registry)}")
+    report = []
+    for name in tqdm(names, desc="figures", disable=not progress):
+        try:
+            fig = registry[name][0]()
+        except FileNotFoundError as exc:
+            report.append((name, f"skipped: {exc}"))
+            continue
+        save_figure(fig, out_dir, name)
+        report.append((name, "ok"))
+    return report
+
+
+def _cli_figures(args):
+    import time
+    start = time.perf_counter()
+    report = make_figures(args.out, args.only, progress=not args.quiet)
+    for name, status in report:
+        print(f"{name:22s} {status}")
+    made = sum(status == "ok" for _, status in report)
+    print(f"{made} figure(s) written to {args.out}/ (PNG + SVG) in "
+          f"{time.perf_counter() - start:.1f} s")
+    return 0 if made == len(report) else 1
+
+
+def register_cli(subparsers):
+    p = subparsers.add_parser("figures", help="draw the thesis figures into figures/")
+    p.add_argument("--out", default="figures", help="output folder (default: figures)")
+    p.add_argument("--only", nargs="+", metavar="NAME", help="only these figures")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cli_figures)
