@@ -13,6 +13,7 @@ import sys
 _COMMAND_MODULES = (
     "chesslab.data",
     "chesslab.figures",
+    "chesslab.arena",
 )
 
 

@@ -1,0 +1,230 @@
+"""Games and matches between players: rules, scores, an Elo estimate, PGN.
+
+``play_game`` applies all of python-chess's game-end rules: checkmate, stalemate,
+insufficient material, the 75-move rule and fivefold repetition end a game by
+themselves; threefold repetition and the 50-move rule are draws that a player may
+claim, and here they are always claimed (adjudicated as draws). A game still going
+after ``max_plies`` half-moves (default 400) is stopped and adjudicated a draw,
+recorded in the PGN as ``Termination "move cap"`` so it can never hide as a win.
+
+``match`` plays N games, alternating colours, each pair of games from the same
+opening (a set of varied, balanced openings), and reports the score with a 95%
+confidence interval and the Elo difference it implies.
+"""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+import chess
+import chess.pgn
+
+from chesslab.files import atomic_path
+from chesslab.players import Player, make_player
+
+#: Short, varied, roughly balanced openings (UCI moves) so games differ.
+OPENINGS = (
+    "e2e4 e7e5", "d2d4 d7d5", "c2c4 e7e5", "e2e4 c7c5", "g1f3 d7d5", "e2e4 e7e6",
+    "d2d4 g8f6", "e2e4 c7c6", "c2c4 g8f6", "d2d4 f7f5", "e2e4 d7d6", "b1c3 e7e5",
+    "g2g3 d7d5", "e2e4 g8f6", "d2d4 e7e6", "f2f4 d7d5",
+)
+_TERMINATION = {
+    chess.Termination.CHECKMATE: "checkmate",
+    chess.Termination.STALEMATE: "stalemate",
+    chess.Termination.INSUFFICIENT_MATERIAL: "insufficient material",
+    chess.Termination.SEVENTYFIVE_MOVES: "75-move rule",
+    chess.Termination.FIVEFOLD_REPETITION: "fivefold repetition",
+    chess.Termination.FIFTY_MOVES: "50-move rule (claimed)",
+    chess.Termination.THREEFOLD_REPETITION: "threefold repetition (claimed)",
+}
+
+
+def play_game(white: Player, black: Player, opening: str | None = None,
+              board: chess.Board | None = None, max_plies: int = 400,
+              round_: str = "-") -> chess.pgn.Game:
+    """One game; returns a PGN game whose headers name the players' specs and the end."""
+    board = board.copy() if board is not None else chess.Board()
+    for uci in (opening or "").split():
+        move = chess.Move.from_uci(uci)
+        if move not in board.legal_moves:
+            raise ValueError(f"opening move {uci} is illegal in {board.fen()}")
+        board.push(move)
+    start = board.copy()
+    termination = "move cap"
+    while True:
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            result, termination = outcome.result(), _TERMINATION[outcome.termination]
+            break
+        if len(board.move_stack) - len(start.move_stack) >= max_plies:
+            result = "1/2-1/2"  # adjudicated: see the module docstring
+            break
+        player = white if board.turn == chess.WHITE else black
+        move = player.choose_move(board.copy())
+        if not isinstance(move, chess.Move) or move not in board.legal_moves:
+            raise ValueError(f"{player.name} chose the illegal move {move} in "
+                             f"{board.fen()}")
+        board.push(move)
+    game = chess.pgn.Game.from_board(board)
+    game.headers.update(Event="chesslab match", Site="chesslab", Round=str(round_),
+                        White=white.name, Black=black.name, Result=result,
+                        Termination=termination, PlyCount=str(len(board.move_stack)))
+    if opening:
+        game.headers["Opening"] = opening
+    return game
+
+
+def play_random_sides(player_a: Player, player_b: Player, seed: int = 0, **kwargs):
+    """AI vs AI with the sides drawn at random (the thesis): (game, a_was_white)."""
+    a_white = random.Random(seed).random() < 0.5
+    white, black = (player_a, player_b) if a_white else (player_b, player_a)
+    return play_game(white, black, **kwargs), a_white
+
+
+@dataclass
+class MatchResult:
+    """Result of ``player_a`` against ``player_b`` (wins/draws/losses are a's)."""
+
+    player_a: str
+    player_b: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    games: list = field(default_factory=list, repr=False)
+
+    @property
+    def n(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """Points per game for player a: win 1, draw 1/2."""
+        return (self.wins + 0.5 * self.draws) / self.n if self.n else float("nan")
+
+    def score_interval(self, z: float = 1.96):
+        """95% confidence interval of the score (normal approximation)."""
+        if not self.n:
+            return (float("nan"), float("nan"))
+        p = self.score
+        mean_sq = (self.wins + 0.25 * self.draws) / self.n
+        se = math.sqrt(max(mean_sq - p * p, 0.0) / self.n)
+        return (max(0.0, p - z * se), min(1.0, p + z * se))
+
+    @property
+    def elo(self) -> float:
+        """Elo difference implied by the score (+inf for a clean sweep)."""
+        return elo_difference(self.score)
+
+    @property
+    def elo_error(self) -> float:
+        """Half the width of the Elo interval from ``score_interval`` (inf if open)."""
+        low, high = self.score_interval()
+        return (elo_difference(high) - elo_difference(low)) / 2
+
+    def summary(self) -> str:
+        low, high = self.score_interval()
+        elo = f"{self.elo:+.0f} +- {self.elo_error:.0f}" if math.isfinite(self.elo_error) \
+            else f"{self.elo:+.0f}"
+        return (f"{self.player_a} vs {self.player_b}: +{self.wins} ={self.draws} "
+                f"-{self.losses}  score {self.score:.3f} (95% CI {low:.2f}-{high:.2f})"
+                f"  Elo {elo}")
+
+
+def elo_difference(score: float) -> float:
+    """The Elo gap at which the stronger side is expected to score ``score``."""
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400 * math.log10(1 / score - 1)
+
+
+def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
+          max_plies: int = 400, progress: bool = True, pgn_path=None) -> MatchResult:
+    """``games`` games a vs b: colours alternate, each opening is played from both sides.
+
+    Players may be specs (made here with ``seed`` and closed at the end) or players.
+    """
+    from tqdm.auto import tqdm
+
+    made = [p for p in (player_a, player_b) if not isinstance(p, Player)]
+    a = make_player(player_a, seed=seed)
+    b = make_player(player_b, seed=seed + 1)
+    result = MatchResult(a.name, b.name)
+    try:
+        for i in tqdm(range(games), desc=f"{a.name} vs {b.name}", disable=not progress):
+            opening = openings[(i // 2) % len(openings)] if openings else None
+            white, black = (a, b) if i % 2 == 0 else (b, a)
+            game = play_game(white, black, opening=opening, max_plies=max_plies,
+                             round_=str(i + 1))
+            points = {"1-0": 1.0, "0-1": 0.0}.get(game.headers["Result"], 0.5)
+            points = points if white is a else 1.0 - points
+            if points == 1.0:
+                result.wins += 1
+            elif points == 0.0:
+                result.losses += 1
+            else:
+                result.draws += 1
+            result.games.append(game)
+    finally:
+        for spec, player in ((player_a, a), (player_b, b)):
+            if spec in made:
+                player.close()
+    if pgn_path is not None:
+        save_pgn(result.games, pgn_path)
+    return result
+
+
+def save_pgn(games, path):
+    """Write games to one PGN file (atomically)."""
+    with atomic_path(path, suffix=".pgn.tmp") as tmp:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for game in games:
+                print(game, file=fh, end="\n\n")
+    return path
+
+
+# ---------------------------------------------------------------- command line
+def register_cli(subparsers):
+    p = subparsers.add_parser("match", help="play a match between two players")
+    p.add_argument("--white", required=True, help="player spec, e.g. pst:3")
+    p.add_argument("--black", required=True, help="player spec, e.g. random")
+    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-plies", type=int, default=400)
+    p.add_argument("--pgn", help="write the games to this PGN file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cli_match)
+
+    p = subparsers.add_parser("bestmove", help="search one position and print the answer")
+    p.add_argument("--fen", default=chess.STARTING_FEN)
+    p.add_argument("--player", default="pst@1s", help="search player spec, e.g. pst@1s")
+    p.set_defaults(func=_cli_bestmove)
+
+
+def _cli_match(args):
+    if args.games < 1:
+        raise ValueError("--games must be at least 1")
+    result = match(args.white, args.black, games=args.games, seed=args.seed,
+                   max_plies=args.max_plies, progress=not args.quiet, pgn_path=args.pgn)
+    print(result.summary())
+    ends = {}
+    for game in result.games:
+        ends[game.headers["Termination"]] = ends.get(game.headers["Termination"], 0) + 1
+    print("endings: " + ", ".join(f"{k} {v}" for k, v in sorted(ends.items())))
+    return 0
+
+
+def _cli_bestmove(args):
+    from chesslab.encoding import as_board
+
+    board = as_board(args.fen)
+    with make_player(args.player) as player:
+        move = player.choose_move(board)
+        result = player.last_result
+    if result is None:
+        print(f"bestmove {move.uci()}")
+    else:
+        print(result.describe(board))
+    return 0

@@ -1,0 +1,248 @@
+"""Evaluators: a number for a position, in centipawns from White's point of view.
+
+Every evaluator has a ``name``, ``evaluate(board) -> float`` and
+``evaluate_batch(boards) -> np.ndarray``. Hand-written ones score one board at a time;
+learned ones (neural nets, Naive Bayes) are far cheaper per position when handed many
+boards at once, and say so with ``prefers_batches = True`` so the search collects leaves.
+
+``load_evaluator(name)`` looks the name up in a small registry: ``material`` and ``pst``
+are built in, the learned evaluators register themselves (``register_evaluator``) and
+read their weights from ``data/models/NAME.json``.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+
+import chess
+import numpy as np
+
+from chesslab.files import MODELS_DIR
+
+#: The Naive Bayes chapter's piece values (the king is never captured).
+PIECE_VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300,
+                chess.ROOK: 500, chess.QUEEN: 900, chess.KING: 0}
+#: The chapter's bonus for giving check ("a very strong move").
+CHECK_BONUS = 10
+
+
+class Evaluator:
+    """Base class: subclasses define ``evaluate``; batches default to a loop."""
+
+    name = "evaluator"
+    prefers_batches = False
+
+    def evaluate(self, board: chess.Board) -> float:
+        raise NotImplementedError
+
+    def evaluate_batch(self, boards) -> np.ndarray:
+        return np.array([self.evaluate(b) for b in boards], dtype=float)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def material_balance(board: chess.Board) -> int:
+    """White's material minus Black's, with the chapter's values."""
+    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+    total = 0
+    for piece_type in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+        mask = board.pieces_mask(piece_type, chess.WHITE) | board.pieces_mask(piece_type,
+                                                                              chess.BLACK)
+        total += PIECE_VALUES[piece_type] * (chess.popcount(mask & white)
+                                             - chess.popcount(mask & black))
+    return total
+
+
+def _mate_or_check(board: chess.Board):
+    """(+-inf if checkmate else None, check bonus). Mate is looked for only in check."""
+    if not board.is_check():
+        return None, 0
+    # The side NOT to move gives the check; White's point of view.
+    sign = -1 if board.turn == chess.WHITE else 1
+    if not any(board.generate_legal_moves()):
+        return sign * math.inf, 0
+    return None, sign * CHECK_BONUS
+
+
+class MaterialEvaluator(Evaluator):
+    """The Naive Bayes chapter: material, checkmate = +-infinity, check = +10."""
+
+    name = "material"
+
+    def evaluate(self, board: chess.Board) -> float:
+        mate, bonus = _mate_or_check(board)
+        if mate is not None:
+            return mate
+        return float(material_balance(board) + bonus)
+
+
+# Piece-square tables: centipawns added to a piece's value on each square, written
+# from White's side with row 0 = rank 8 (the board as printed). Black uses the mirror.
+_PST_ROWS = {
+    chess.PAWN: """
+          0   0   0   0   0   0   0   0
+         50  50  50  50  50  50  50  50
+         10  10  20  30  30  20  10  10
+          5   5  10  25  25  10   5   5
+          0   0   0  20  20   0   0   0
+          5  -5 -10   0   0 -10  -5   5
+          5  10  10 -20 -20  10  10   5
+          0   0   0   0   0   0   0   0""",
+    chess.KNIGHT: """
+        -50 -40 -30 -30 -30 -30 -40 -50
+        -40 -20   0   0   0   0 -20 -40
+        -30   0  10  15  15  10   0 -30
+        -30   5  15  20  20  15   5 -30
+        -30   0  15  20  20  15   0 -30
+        -30   5  10  15  15  10   5 -30
+        -40 -20   0   5   5   0 -20 -40
+        -50 -40 -30 -30 -30 -30 -40 -50""",
+    chess.BISHOP: """
+        -20 -10 -10 -10 -10 -10 -10 -20
+        -10   0   0   0   0   0   0 -10
+        -10   0   5  10  10   5   0 -10
+        -10   5   5  10  10   5   5 -10
+        -10   0  10  10  10  10   0 -10
+        -10  10  10  10  10  10  10 -10
+        -10   5   0   0   0   0   5 -10
+        -20 -10 -10 -10 -10 -10 -10 -20""",
+    chess.ROOK: """
+          0   0   0   0   0   0   0   0
+          5  10  10  10  10  10  10   5
+         -5   0   0   0   0   0   0  -5
+         -5   0   0   0   0   0   0  -5
+         -5   0   0   0   0   0   0  -5
+         -5   0   0   0   0   0   0  -5
+         -5   0   0   0   0   0   0  -5
+          0   0   0   5   5   0   0   0""",
+    chess.QUEEN: """
+        -20 -10 -10  -5  -5 -10 -10 -20
+        -10   0   0   0   0   0   0 -10
+        -10   0   5   5   5   5   0 -10
+         -5   0   5   5   5   5   0  -5
+          0   0   5   5   5   5   0  -5
+        -10   5   5   5   5   5   0 -10
+        -10   0   5   0   0   0   0 -10
+        -20 -10 -10  -5  -5 -10 -10 -20""",
+    # Middlegame king: stay behind the pawns, castled.
+    chess.KING: """
+        -30 -40 -40 -50 -50 -40 -40 -30
+        -30 -40 -40 -50 -50 -40 -40 -30
+        -30 -40 -40 -50 -50 -40 -40 -30
+        -30 -40 -40 -50 -50 -40 -40 -30
+        -20 -30 -30 -40 -40 -30 -30 -20
+        -10 -20 -20 -20 -20 -20 -20 -10
+         20  20   0   0   0   0  20  20
+         20  30  10   0   0  10  30  20""",
+}
+# Endgame king: come to the centre, where it attacks and escapes mating nets.
+_KING_ENDGAME_ROWS = """
+        -50 -40 -30 -20 -20 -30 -40 -50
+        -30 -20 -10   0   0 -10 -20 -30
+        -30 -10  20  30  30  20 -10 -30
+        -30 -10  30  40  40  30 -10 -30
+        -30 -10  30  40  40  30 -10 -30
+        -30 -10  20  30  30  20 -10 -30
+        -30 -30   0   0   0   0 -30 -30
+        -50 -30 -30 -30 -30 -30 -30 -50"""
+
+
+def _table(text: str, color: chess.Color) -> list:
+    """Rows as printed -> a list indexed by chess square for ``color``."""
+    values = [int(v) for v in text.split()]
+    assert len(values) == 64
+    table = [0] * 64
+    for square in chess.SQUARES:
+        # White reads the table upside down (row 0 = rank 8); Black sees it mirrored.
+        rank = chess.square_rank(square) if color == chess.BLACK else 7 - chess.square_rank(square)
+        table[square] = values[rank * 8 + chess.square_file(square)]
+    return table
+
+
+PST = {(color, pt): _table(text, color) for color in chess.COLORS
+       for pt, text in _PST_ROWS.items()}
+KING_ENDGAME_PST = {color: _table(_KING_ENDGAME_ROWS, color) for color in chess.COLORS}
+#: Non-pawn material (both sides) at the start: phase 1 = opening, 0 = bare endgame.
+_FULL_PHASE = 2 * (2 * 300 + 2 * 300 + 2 * 500 + 900)
+
+
+class PSTEvaluator(Evaluator):
+    """Material plus piece-square tables; the king table blends to the endgame one.
+
+    Mates are scored like ``material`` (+-inf); there is no check bonus: the tables
+    already say where pieces belong, and the search sees checks for itself.
+    """
+
+    name = "pst"
+
+    def evaluate(self, board: chess.Board) -> float:
+        if board.is_check() and not any(board.generate_legal_moves()):
+            return -math.inf if board.turn == chess.WHITE else math.inf
+        score = 0
+        phase_material = 0
+        for color, sign in ((chess.WHITE, 1), (chess.BLACK, -1)):
+            for piece_type in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK,
+                               chess.QUEEN):
+                table = PST[color, piece_type]
+                value = PIECE_VALUES[piece_type]
+                for square in chess.scan_forward(board.pieces_mask(piece_type, color)):
+                    score += sign * (value + table[square])
+                    if piece_type != chess.PAWN:
+                        phase_material += value
+        phase = min(1.0, phase_material / _FULL_PHASE)
+        for color, sign in ((chess.WHITE, 1), (chess.BLACK, -1)):
+            king = board.king(color)
+            if king is not None:
+                score += sign * (phase * PST[color, chess.KING][king]
+                                 + (1 - phase) * KING_ENDGAME_PST[color][king])
+        return float(round(score))
+
+
+# ---------------------------------------------------------------- the registry
+_REGISTRY = {}
+#: Learned evaluators and the notebook / command that trains each model file.
+LEARNED = {
+    "ann": "notebook 05 (or `python -m chesslab train ann`)",
+    "cnn": "notebook 05 (or `python -m chesslab train cnn`)",
+    "conv": "`python -m chesslab train conv`",
+    "residual": "`python -m chesslab train residual`",
+    "bayes": "notebook 09 (or `python -m chesslab train bayes`)",
+}
+
+
+#: Modules that register a learned evaluator when imported (load_evaluator imports
+#: them on first use, so importing chesslab.evaluation stays light).
+LEARNED_MODULES = {"bayes": "chesslab.bayes"}
+
+
+def register_evaluator(name: str, factory) -> None:
+    """Make ``load_evaluator(name)`` call ``factory()`` (a class or a function)."""
+    _REGISTRY[name] = factory
+
+
+register_evaluator("material", MaterialEvaluator)
+register_evaluator("pst", PSTEvaluator)
+
+
+def available_evaluators() -> list:
+    """Names ``load_evaluator`` knows, built-in first, then learned ones."""
+    return list(_REGISTRY) + [n for n in LEARNED if n not in _REGISTRY]
+
+
+def load_evaluator(name: str) -> Evaluator:
+    """An evaluator by name: 'material', 'pst', or a learned one with a model file."""
+    if isinstance(name, Evaluator):
+        return name
+    if name in LEARNED:
+        path = MODELS_DIR / f"{name}.json"
+        if not path.exists():
+            raise FileNotFoundError(
+                f"the '{name}' evaluator needs the model file data/models/{name}.json, "
+                f"which does not exist yet; train it with {LEARNED[name]}")
+        if name not in _REGISTRY and name in LEARNED_MODULES:
+            importlib.import_module(LEARNED_MODULES[name])
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown evaluator {name!r}; choose one of "
+                         f"{', '.join(available_evaluators())}")
+    return _REGISTRY[name]()

@@ -1,0 +1,70 @@
+"""Material and piece-square evaluation, and the evaluator registry."""
+import math
+
+import chess
+import numpy as np
+import pytest
+
+from chesslab.evaluation import (MaterialEvaluator, PSTEvaluator, available_evaluators,
+                                 load_evaluator, material_balance)
+
+
+def test_material_uses_the_chapter_values():
+    # White: Q, R, 2 pawns (900+500+200); Black: R, B, N, 3 pawns (500+300+300+300).
+    board = chess.Board("4k3/ppp5/2bn4/8/8/8/PP5r/QR2K3 w - - 0 1")
+    assert material_balance(board) == 1600 - 1400
+    assert MaterialEvaluator().evaluate(board) == 200
+
+
+def test_check_adds_ten_for_the_checking_side():
+    board = chess.Board("4k3/8/8/8/8/8/8/K4R2 w - - 0 1")
+    board.push_san("Re1+")  # Black to move, in check: White gets the bonus
+    assert MaterialEvaluator().evaluate(board) == 500 + 10
+    board = chess.Board("4k3/8/8/8/8/8/8/r3K3 w - - 0 1")  # White in check from a1
+    assert MaterialEvaluator().evaluate(board) == -500 - 10
+
+
+@pytest.mark.parametrize("evaluator", [MaterialEvaluator(), PSTEvaluator()])
+def test_checkmate_is_infinite_from_whites_view(evaluator):
+    fools_mate = chess.Board()
+    for san in ("f3", "e5", "g4", "Qh4#"):
+        fools_mate.push_san(san)
+    assert evaluator.evaluate(fools_mate) == -math.inf
+    scholars = chess.Board("r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4")
+    assert evaluator.evaluate(scholars) == math.inf
+
+
+def test_pst_is_symmetric_and_prefers_central_knights():
+    pst = PSTEvaluator()
+    assert pst.evaluate(chess.Board()) == 0
+    board = chess.Board("r1bqkbnr/pppppppp/2n5/8/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 2 2")
+    assert pst.evaluate(board) == -pst.evaluate(board.mirror())
+    rim = chess.Board("4k3/8/8/8/8/8/8/N3K3 w - - 0 1")
+    centre = chess.Board("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1")
+    assert pst.evaluate(centre) > pst.evaluate(rim) > 0
+
+
+def test_king_table_changes_for_the_endgame():
+    pst = PSTEvaluator()
+    # Bare kings plus a pawn each: the endgame table wants the king in the centre.
+    corner = chess.Board("4k3/4p3/8/8/8/8/4P3/7K w - - 0 1")
+    central = chess.Board("4k3/4p3/8/8/3K4/8/4P3/8 w - - 0 1")
+    assert pst.evaluate(central) > pst.evaluate(corner)
+
+
+def test_batch_equals_one_by_one():
+    boards = [chess.Board(), chess.Board("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1")]
+    for evaluator in (MaterialEvaluator(), PSTEvaluator()):
+        np.testing.assert_array_equal(evaluator.evaluate_batch(boards),
+                                      [evaluator.evaluate(b) for b in boards])
+
+
+def test_registry_errors_are_clear(monkeypatch, tmp_path):
+    assert load_evaluator("pst").name == "pst"
+    assert {"material", "pst", "cnn"} <= set(available_evaluators())
+    with pytest.raises(ValueError, match="unknown evaluator 'nope'"):
+        load_evaluator("nope")
+    import chesslab.evaluation as ev
+    monkeypatch.setattr(ev, "MODELS_DIR", tmp_path)
+    with pytest.raises(FileNotFoundError, match="data/models/cnn.json"):
+        load_evaluator("cnn")
