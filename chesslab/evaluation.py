@@ -17,7 +17,9 @@ import math
 import chess
 import numpy as np
 
-from chesslab.files import MODELS_DIR
+from chesslab.encoding import planes14_batch, thesis_vectors
+from chesslab.files import MODELS_DIR, read_json
+from chesslab.nn import load_model
 
 #: The Naive Bayes chapter's piece values (the king is never captured).
 PIECE_VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300,
@@ -246,3 +248,122 @@ def load_evaluator(name: str) -> Evaluator:
         raise ValueError(f"unknown evaluator {name!r}; choose one of "
                          f"{', '.join(available_evaluators())}")
     return _REGISTRY[name]()
+
+
+# ---------------------------------------------------------------- learned: neural nets
+# A network answers in "target units", not centipawns: Stockfish scores are squashed with
+# tanh(cp / TARGET_SCALE_CP) before training, so a mate (10,000 cp) and a lost queen
+# (-900 cp) are both big but finite numbers and a few mates do not dominate the loss.
+# Nets with a linear output learn y = tanh(cp/400) in (-1, 1) ("tanh"); the tutorial's
+# nets end in a sigmoid and learn (1 + y) / 2 in (0, 1) ("unit"). Both map back with
+# cp = 400 * atanh(y); y is clipped first, so scores stay within about +-2,000 cp.
+TARGET_SCALE_CP = 400.0
+TARGET_KINDS = ("tanh", "unit")
+_TARGET_CLIP = 1 - 1e-4
+
+
+def _check_target_kind(kind):
+    if kind not in TARGET_KINDS:
+        raise ValueError(f"unknown target scaling {kind!r}; use one of {TARGET_KINDS}")
+
+
+def cp_to_target(cp, kind: str = "tanh") -> np.ndarray:
+    """Centipawns (White's side) -> what a network is trained to output."""
+    _check_target_kind(kind)
+    y = np.tanh(np.asarray(cp, dtype=np.float64) / TARGET_SCALE_CP)
+    return (y + 1) / 2 if kind == "unit" else y
+
+
+def target_to_cp(y, kind: str = "tanh") -> np.ndarray:
+    """A network's output -> centipawns (White's side); the inverse of ``cp_to_target``."""
+    _check_target_kind(kind)
+    y = np.asarray(y, dtype=np.float64)
+    if kind == "unit":
+        y = 2 * y - 1
+    return TARGET_SCALE_CP * np.arctanh(np.clip(y, -_TARGET_CLIP, _TARGET_CLIP))
+
+
+def _thesis_board(boards):
+    return thesis_vectors(boards).reshape(-1, 1, 8, 8)
+
+
+def _planes14_flat(boards):
+    return planes14_batch(boards).reshape(-1, 14 * 64)
+
+
+#: How a network sees a batch of boards: name -> (batch function, input shape).
+ENCODINGS = {
+    "thesis64": (thesis_vectors, (64,)),            # the thesis: 64 numbers (ANN)
+    "thesis64_board": (_thesis_board, (1, 8, 8)),   # the same 64 numbers as one 8x8 plane (CNN)
+    "planes14": (planes14_batch, (14, 8, 8)),       # the tutorial's 14 planes (conv nets)
+    "planes14_flat": (_planes14_flat, (896,)),      # 14 planes as one vector (dense nets)
+}
+
+
+def encode_boards(boards, encoding: str) -> np.ndarray:
+    """A batch of boards as the network input named ``encoding`` (float32)."""
+    if encoding not in ENCODINGS:
+        raise ValueError(f"unknown encoding {encoding!r}; use one of {', '.join(ENCODINGS)}")
+    boards = list(boards)
+    func, shape = ENCODINGS[encoding]
+    if not boards:
+        return np.zeros((0,) + shape, dtype=np.float32)
+    return func(boards)
+
+
+class NetworkEvaluator(Evaluator):
+    """A trained network plus the encoding and target scaling it was trained with.
+
+    ``evaluate_batch`` encodes all boards and runs ONE forward pass in eval mode, so a
+    search that collects its leaves pays the numpy overhead once per batch.
+    """
+
+    prefers_batches = True
+
+    def __init__(self, model, encoding: str, target: str = "tanh", name: str = "network"):
+        if encoding not in ENCODINGS:
+            raise ValueError(f"unknown encoding {encoding!r}; use one of "
+                             f"{', '.join(ENCODINGS)}")
+        _check_target_kind(target)
+        shape = ENCODINGS[encoding][1]
+        if tuple(model.input_shape) != shape:
+            raise ValueError(f"the network {model.name!r} takes inputs of shape "
+                             f"{tuple(model.input_shape)}, but the encoding {encoding!r} "
+                             f"gives {shape}; pick the encoding it was trained with")
+        self.model, self.encoding, self.target, self.name = model.eval(), encoding, target, name
+
+    @classmethod
+    def from_file(cls, path, name: str | None = None) -> "NetworkEvaluator":
+        """Rebuild an evaluator from a model file written by ``chesslab.training``.
+
+        The file's ``"chesslab"`` entry says which encoding and target scaling to use.
+        """
+        doc = read_json(path, "model file")
+        meta = doc.get("chesslab") if isinstance(doc, dict) else None
+        if not isinstance(meta, dict) or "encoding" not in meta or "target" not in meta:
+            raise ValueError(f"model file {path} has no 'chesslab' entry with 'encoding' and "
+                             f"'target'; it was not saved by chesslab.training.save (retrain "
+                             f"it with `python -m chesslab train NAME`)")
+        return cls(load_model(path), meta["encoding"], meta["target"],
+                   name or meta.get("evaluator", doc.get("name", "network")))
+
+    def evaluate_batch(self, boards) -> np.ndarray:
+        x = encode_boards(boards, self.encoding)
+        if len(x) == 0:
+            return np.zeros(0)
+        return target_to_cp(self.model.predict(x)[:, 0], self.target)
+
+    def evaluate(self, board: chess.Board) -> float:
+        return float(self.evaluate_batch([board])[0])
+
+
+#: The shipped networks (trained by ``python -m chesslab train NAME``).
+NETWORKS = ("ann", "cnn", "conv", "residual")
+
+
+def _network_factory(name):
+    return lambda: NetworkEvaluator.from_file(MODELS_DIR / f"{name}.json", name)
+
+
+for _name in NETWORKS:
+    register_evaluator(_name, _network_factory(_name))
