@@ -1,0 +1,106 @@
+"""Games and matches: rules, adjudication, scores, Elo, PGN, the CLI."""
+import math
+
+import chess
+import chess.pgn
+import pytest
+
+from chesslab.__main__ import main
+from chesslab.arena import MatchResult, elo_difference, match, play_game, play_random_sides
+from chesslab.players import Player, make_player
+
+
+class BoardGuard(Player):
+    """Wraps a player; fails if the board it was handed changed or a move was illegal."""
+
+    def __init__(self, inner):
+        super().__init__(inner.name, inner.seed)
+        self.inner = inner
+
+    def choose_move(self, board):
+        fen, stack = board.fen(), list(board.move_stack)
+        move = self.inner.choose_move(board)
+        assert (board.fen(), list(board.move_stack)) == (fen, stack)
+        assert move in board.legal_moves
+        return move
+
+
+def test_200_seeded_random_vs_engine_games_are_legal():
+    ends = set()
+    for seed in range(200):
+        engine = BoardGuard(make_player("alphabeta:1", seed=seed))
+        rand = BoardGuard(make_player("random", seed=seed))
+        game, _ = play_random_sides(engine, rand, seed=seed, max_plies=40)
+        board = game.end().board()  # replaying the PGN checks every move again
+        assert len(board.move_stack) <= 40
+        ends.add(game.headers["Termination"])
+    assert "move cap" in ends and "checkmate" in ends
+
+
+def test_full_search_mates_random_and_pgn_names_players():
+    game = play_game(make_player("material:2", seed=3), make_player("random", seed=3))
+    assert game.headers["Result"] == "1-0"
+    assert game.headers["Termination"] == "checkmate"
+    assert (game.headers["White"], game.headers["Black"]) == ("material:2", "random")
+
+
+def test_claimable_draws_and_move_cap_are_adjudicated():
+    # Kings only: insufficient material ends the game at once.
+    game = play_game(make_player("random"), make_player("random"),
+                     board=chess.Board("8/8/3k4/8/8/3K4/8/8 w - - 0 1"))
+    assert (game.headers["Result"], game.headers["Termination"]) == (
+        "1/2-1/2", "insufficient material")
+    game = play_game(make_player("random"), make_player("random"), max_plies=6)
+    assert game.headers["Termination"] == "move cap" and game.headers["Result"] == "1/2-1/2"
+    # Knights shuffling back and forth: a claimable threefold repetition.
+
+    class Shuffler(Player):
+        def choose_move(self, board):
+            for uci in ("g1f3", "f3g1", "g8f6", "f6g8"):
+                move = chess.Move.from_uci(uci)
+                if move in board.legal_moves:
+                    return move
+    game = play_game(Shuffler("w"), Shuffler("b"))
+    assert game.headers["Termination"] == "threefold repetition (claimed)"
+
+
+def test_illegal_move_is_reported():
+    class Cheater(Player):
+        def choose_move(self, board):
+            return chess.Move.from_uci("e2e5")
+    with pytest.raises(ValueError, match="cheater chose the illegal move e2e5"):
+        play_game(Cheater("cheater"), make_player("random"))
+
+
+def test_scores_interval_and_elo():
+    r = MatchResult("a", "b", wins=6, draws=2, losses=2)
+    assert r.score == pytest.approx(0.7)
+    low, high = r.score_interval()
+    assert low < 0.7 < high
+    assert r.elo == pytest.approx(-400 * math.log10(1 / 0.7 - 1))
+    assert elo_difference(0.5) == 0 and elo_difference(1.0) == math.inf
+    assert r.elo_error > 0
+
+
+def test_match_alternates_colours_and_writes_pgn(tmp_path):
+    path = tmp_path / "m.pgn"
+    result = match("alphabeta:1", "random", games=4, max_plies=30, progress=False,
+                   pgn_path=path)
+    assert result.n == 4
+    whites = [g.headers["White"] for g in result.games]
+    assert whites == ["alphabeta:1", "random", "alphabeta:1", "random"]
+    with open(path) as fh:
+        games = [chess.pgn.read_game(fh) for _ in range(4)]
+    assert [g.headers["Round"] for g in games] == ["1", "2", "3", "4"]
+    assert games[0].headers["Opening"] == games[1].headers["Opening"]
+
+
+def test_cli_match_and_bestmove(capsys, tmp_path):
+    assert main(["match", "--white", "alphabeta:1", "--black", "random", "--games", "2",
+                 "--max-plies", "20", "--quiet", "--pgn", str(tmp_path / "x.pgn")]) == 0
+    assert "alphabeta:1 vs random" in capsys.readouterr().out
+    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
+    assert main(["bestmove", "--fen", fen, "--player", "pst:2"]) == 0
+    out = capsys.readouterr().out
+    assert "bestmove h5f7" in out and "mate 1" in out and "Qxf7#" in out
+    assert main(["bestmove", "--fen", "not a fen"]) == 2
