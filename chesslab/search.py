@@ -6,7 +6,8 @@ One negamax routine serves all three algorithms (so they agree on every rule):
 * ``"alphabeta"``: children get the window (-beta, -alpha) and the loop stops at a
   cutoff; it returns exactly minimax's value (the Naive Bayes chapter, the tutorial);
 * ``"full"``: alpha-beta plus move ordering, killer/history moves, a transposition
-  table, quiescence search, check extensions and iterative deepening under a clock.
+  table, quiescence search, check extensions, null-move pruning, late-move
+  reductions with null-window searches, and iterative deepening under a clock.
   Each improvement is a keyword argument so a notebook can switch it on and off.
 
 Scores inside are "negamax" scores (good for the side to move); ``SearchResult.score``
@@ -109,7 +110,7 @@ class Searcher:
 
     def __init__(self, evaluator, algorithm: str = "full", *, ordering=None, killers=None,
                  tt=None, quiescence=None, iterative=None, check_extension=None,
-                 batch=None, multipv: int = 1):
+                 null_move=None, reductions=None, batch=None, multipv: int = 1):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; choose one of "
                              f"{', '.join(ALGORITHMS)}")
@@ -127,9 +128,13 @@ class Searcher:
         self.quiescence = pick(quiescence, full)
         self.iterative = pick(iterative, full)
         self.check_extension = pick(check_extension, full)
+        self.null_move = pick(null_move, full)
+        self.reductions = pick(reductions, full)
         self.batch = pick(batch, getattr(evaluator, "prefers_batches", False))
-        if not self.prune and (self.tt_enabled or self.quiescence):
-            raise ValueError("minimax is the plain algorithm: no tt, no quiescence")
+        if not self.prune and (self.tt_enabled or self.quiescence or self.null_move
+                               or self.reductions):
+            raise ValueError("minimax is the plain algorithm: no tt, quiescence, null "
+                             "move or reductions")
         self.multipv = max(1, int(multipv))
         self.nodes = 0
         self.tt = {}
@@ -264,6 +269,16 @@ class Searcher:
                             or (flag == _UPPER and value <= alpha)):
                         return value
 
+        if (self.null_move and depth >= 3 and ply > 0 and not in_check
+                and beta < MATE_THRESHOLD and self._has_pieces(board)):
+            # Null move: let the opponent move twice. If we still reach beta with a
+            # shallower search, a real move will too (not in zugzwang-prone endings).
+            board.push(chess.Move.null())
+            score = -self._negamax(board, depth - 3, -beta, -beta + 1, ply + 1)
+            board.pop()
+            if score >= beta:
+                return score if score < MATE_THRESHOLD else beta
+
         moves = list(board.legal_moves)
         if not moves:
             return mate_value(ply) if in_check else 0
@@ -273,14 +288,26 @@ class Searcher:
 
         best, best_move = -math.inf, None
         for i, move in enumerate(moves):
+            quiet = not move.promotion and not board.is_capture(move)
             board.push(move)
             self._seen_push(board)
             child_static = None if statics is None else statics[i]
-            if self.prune:
-                score = -self._negamax(board, depth - 1, -beta, -alpha, ply + 1, child_static)
-            else:
+            if not self.prune:
                 score = -self._negamax(board, depth - 1, -math.inf, math.inf, ply + 1,
                                        child_static)
+            elif i == 0 or not self.reductions:
+                score = -self._negamax(board, depth - 1, -beta, -alpha, ply + 1, child_static)
+            else:
+                # Late moves are probably worse than the first: prove it with a null
+                # window (a ply shallower for quiet moves late in the list), and search
+                # again properly only if the proof fails.
+                r = 1 if (i >= 3 and depth >= 3 and quiet and not in_check
+                          and not board.is_check()) else 0
+                score = -self._negamax(board, depth - 1 - r, -alpha - 1, -alpha, ply + 1,
+                                       child_static)
+                if score > alpha and (r or score < beta):
+                    score = -self._negamax(board, depth - 1, -beta, -alpha, ply + 1,
+                                           child_static)
             self._seen_pop(board)
             board.pop()
             if score > best:
@@ -404,6 +431,11 @@ class Searcher:
             replay.pop()
         return seen
 
+    @staticmethod
+    def _has_pieces(board):
+        """The side to move has a piece besides king and pawns (null move is safe)."""
+        return bool(board.occupied_co[board.turn] & ~(board.pawns | board.kings))
+
     def _ordered(self, board, moves, ply, hash_move):
         """Best moves first: hash move, captures (MVV-LVA), promotions, killers, history,
         then captures that give a bigger piece for a defended smaller one."""
@@ -467,8 +499,8 @@ def search(board: chess.Board, evaluator, depth: int | None = None,
     in plies (default 4 for "full", 3 otherwise); ``time_limit`` in seconds stops
     iterative deepening; ``rng`` (a ``random.Random``) breaks ties between equally good
     root moves. ``options``: ordering, killers, tt, quiescence, iterative,
-    check_extension, batch (True/False) and multipv (how many root scores to make
-    exact).
+    check_extension, null_move, reductions, batch (True/False) and multipv (how many
+    root scores to make exact).
     """
     if isinstance(evaluator, str):
         from chesslab.evaluation import load_evaluator

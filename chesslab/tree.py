@@ -15,6 +15,8 @@ down scores ``MATE - ply``; 50-move rule and insufficient material are draws), s
 """
 from __future__ import annotations
 
+import math
+
 import chess
 
 from chesslab.encoding import as_board
@@ -24,7 +26,8 @@ from chesslab.search import MATE, draw_by_rule, white_to_side
 class Node:
     """One position of the tree."""
 
-    __slots__ = ("board", "move", "san", "evaluation", "value", "children", "ply")
+    __slots__ = ("board", "move", "san", "evaluation", "value", "children", "ply",
+                 "visited")
 
     def __init__(self, board: chess.Board, move=None, san=None, ply=0):
         self.board = board          # a private copy (no move stack)
@@ -34,6 +37,7 @@ class Node:
         self.value = None           # the minimax value, once computed
         self.children = []
         self.ply = ply              # distance from the root the tree was built from
+        self.visited = True         # False: alpha-beta never looked at this node
 
     def size(self) -> int:
         """Nodes in this subtree, this one included."""
@@ -115,6 +119,46 @@ class GameTree:
         node.value = max(values) if node.board.turn == chess.WHITE else min(values)
         return node.value
 
+    def alphabeta(self):
+        """(move, visited): minimax's answer, looking at as few nodes as possible.
+
+        Marks every node ``visited`` or not, so a drawing can grey out what alpha-beta
+        pruned; ``value`` is exact on the chosen path and a bound elsewhere.
+        """
+        def mark(node, seen):
+            node.visited = seen
+            for child in node.children:
+                mark(child, False)
+
+        def visit(node, alpha, beta):
+            node.visited = True
+            if not node.children:
+                node.value = node.evaluation
+                return node.value
+            white = node.board.turn == chess.WHITE
+            best = -math.inf if white else math.inf
+            for child in node.children:
+                value = visit(child, alpha, beta)
+                if white:
+                    best, alpha = max(best, value), max(alpha, value)
+                else:
+                    best, beta = min(best, value), min(beta, value)
+                if alpha >= beta:
+                    break  # the opponent already has something better: skip the rest
+            node.value = best
+            return best
+
+        mark(self.root, True)
+        visit(self.root, -math.inf, math.inf)
+        best = next(c for c in self.root.children if c.value == self.root.value)
+        visited = sum(1 for _ in self._nodes(self.root) if _.visited)
+        return best.move, visited
+
+    def _nodes(self, node):
+        yield node
+        for child in node.children:
+            yield from self._nodes(child)
+
     # ------------------------------------------------------------ reuse
     def advance(self, *moves: chess.Move) -> bool:
         """Play ``moves`` (ours and the reply); keep the subtree if the tree has it.
@@ -160,7 +204,8 @@ _GLYPHS = {"K": "\u2654", "Q": "\u2655", "R": "\u2656", "B": "\u2657", "N": "\u2
 
 
 def draw_board(ax, board: chess.Board, x: float, y: float, size: float,
-               points_per_unit: float = 72.0, light="#f0d9b5", dark="#b58863"):
+               points_per_unit: float = 72.0, light="#f0d9b5", dark="#b58863",
+               alpha: float = 1.0):
     """A small board with its lower-left corner at (x, y) on matplotlib axes ``ax``.
 
     ``points_per_unit``: how many typographic points one data unit spans (sets the
@@ -173,12 +218,12 @@ def draw_board(ax, board: chess.Board, x: float, y: float, size: float,
         file, rank = chess.square_file(square), chess.square_rank(square)
         color = light if (file + rank) % 2 else dark
         ax.add_patch(Rectangle((x + file * cell, y + rank * cell), cell, cell,
-                               facecolor=color, edgecolor="none"))
+                               facecolor=color, edgecolor="none", alpha=alpha))
         piece = board.piece_at(square)
         if piece:
             ax.text(x + (file + 0.5) * cell, y + (rank + 0.45) * cell,
                     _GLYPHS[piece.symbol()], ha="center", va="center",
-                    fontsize=cell * points_per_unit * 0.9, color="black")
+                    fontsize=cell * points_per_unit * 0.9, color="black", alpha=alpha)
     ax.add_patch(Rectangle((x, y), size, size, facecolor="none", edgecolor="#333333",
                            linewidth=0.8))
 
@@ -192,47 +237,55 @@ def _format_value(value):
     return f"{value:+.0f}"
 
 
-def draw_fragment(tree: GameTree, levels: int = 2, width: int = 3, ax=None):
+def draw_fragment(tree: GameTree, levels: int = 2, width: int = 3, ax=None,
+                  best_first: bool = True):
     """The thesis's figure "Game tree fragment": boards at nodes, moves on edges, values.
 
-    Shows ``width`` children per node (the minimax choice first, highlighted), down
-    to ``levels`` plies. Call ``tree.minimax()`` first so the values are filled in.
+    Shows ``width`` children per node (the minimax choice first and highlighted, or
+    the first ones in move order with ``best_first=False``), down to ``levels``
+    plies. Nodes alpha-beta did not visit (after ``tree.alphabeta()``) are faded.
+    Calls ``tree.minimax()`` first if no values are filled in yet.
     """
     import matplotlib.pyplot as plt
 
     if tree.root.value is None:
         tree.minimax()
     leaves = width ** levels
-    board_size = 0.7
+    board_size, gap = 0.85, 1.75  # board width and level spacing, in leaf slots
     if ax is None:
-        _, ax = plt.subplots(figsize=(max(6.0, 1.15 * leaves), 2.3 * (levels + 1)))
-    x_range, y_range = leaves + 0.2, levels * 1.6 + 0.6 + board_size
+        _, ax = plt.subplots(figsize=(max(6.0, 1.3 * leaves), 2.4 * (levels + 1)))
+    x_range, y_range = leaves + 0.2, levels * gap + 0.6 + board_size
     fig_w, fig_h = ax.figure.get_size_inches()
     box = ax.get_position()
     points_per_unit = 72 * min(fig_w * box.width / x_range, fig_h * box.height / y_range)
 
     def shown(node):
+        if not best_first:
+            return node.children[:width]
         best = [c for c in node.children if c.value == node.value][:1]
         rest = [c for c in node.children if c not in best]
         return (best + rest)[:width]
 
     def place(node, level, left, right, on_path):
-        cx, cy = (left + right) / 2, -level * 1.6
-        draw_board(ax, node.board, cx - board_size / 2, cy, board_size, points_per_unit)
-        ax.text(cx, cy - 0.12, _format_value(node.value), ha="center", va="top",
+        cx, cy = (left + right) / 2, -level * gap
+        draw_board(ax, node.board, cx - board_size / 2, cy, board_size, points_per_unit,
+                   alpha=1.0 if node.visited else 0.25)
+        label = _format_value(node.value) if node.visited else "pruned"
+        ax.text(cx, cy - 0.08, label, ha="center", va="top",
                 fontsize=9, fontweight="bold" if on_path else "normal",
-                color="#c0392b" if on_path else "black")
+                color="#c0392b" if on_path else ("black" if node.visited else "#999999"))
         if level == levels:
             return
         children = shown(node)
         span = (right - left) / max(1, len(children))
+        chosen = next((c for c in node.children if c.value == node.value), None)
         for i, child in enumerate(children):
             c_left = left + i * span
-            child_x, child_y = c_left + span / 2, -(level + 1) * 1.6 + board_size
-            best = on_path and child.value == node.value and i == 0
-            ax.plot([cx, child_x], [cy - 0.32, child_y + 0.02],
+            child_x, child_y = c_left + span / 2, -(level + 1) * gap + board_size
+            best = on_path and child.visited and child is chosen
+            ax.plot([cx, child_x], [cy - 0.3, child_y + 0.02],
                     color="#c0392b" if best else "#888888", linewidth=2 if best else 1)
-            ax.text((cx + child_x) / 2, (cy - 0.32 + child_y) / 2, child.san, fontsize=8,
+            ax.text((cx + child_x) / 2, (cy - 0.3 + child_y) / 2, child.san, fontsize=8,
                     ha="center", va="center",
                     bbox=dict(boxstyle="round,pad=0.15", facecolor="white",
                               edgecolor="none"))
@@ -240,7 +293,7 @@ def draw_fragment(tree: GameTree, levels: int = 2, width: int = 3, ax=None):
 
     place(tree.root, 0, 0, leaves, True)
     ax.set_xlim(-0.1, leaves + 0.1)
-    ax.set_ylim(-levels * 1.6 - 0.5, board_size + 0.1)
+    ax.set_ylim(-levels * gap - 0.5, board_size + 0.1)
     ax.set_aspect("equal")
     ax.axis("off")
     return ax

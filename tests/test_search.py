@@ -96,7 +96,8 @@ def test_repetition_scores_as_draw():
 def test_full_search_is_pruned_hard_and_agrees_on_quiet_scores():
     board = chess.Board(MIDDLEGAMES[1])
     minimax = search(board, PST, depth=3, algorithm="minimax")
-    full = search(board, PST, depth=3, quiescence=False, check_extension=False)
+    full = search(board, PST, depth=3, quiescence=False, check_extension=False,
+                  null_move=False, reductions=False)
     assert full.nodes < minimax.nodes / 5
     assert full.score == minimax.score
 

@@ -66,3 +66,14 @@ def test_illegal_move_is_refused():
     tree = GameTree(chess.Board(), MATERIAL, depth=1)
     with pytest.raises(ValueError, match="illegal move"):
         tree.advance(chess.Move.from_uci("e2e5"))
+
+
+@pytest.mark.parametrize("fen", POSITIONS[1:])
+def test_alphabeta_over_the_tree_equals_minimax_and_skips_nodes(fen):
+    tree = GameTree(chess.Board(fen), MATERIAL, depth=3)
+    move, _ = tree.minimax()
+    value = tree.root.value
+    ab_move, visited = tree.alphabeta()
+    assert (ab_move, tree.root.value) == (move, value)
+    assert visited < tree.size() / 2
+    assert any(not c.visited for c in tree.root.children[0].children) or visited < tree.size()
