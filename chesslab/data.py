@@ -80,10 +80,10 @@ def random_positions(count: int, seed: int = 0, max_plies: int = 200, exclude=()
     """
     seen = set(position_key(f) for f in exclude)
     found, start = [], 0
+    work = partial(_random_fen, seed=seed, max_plies=max_plies)
     with tqdm(total=count, desc="random positions", disable=not progress) as bar:
         while len(found) < count:
             batch = 64 + int(1.25 * (count - len(found)))
-            work = partial(_random_fen, seed=seed, max_plies=max_plies)
             for item in _map(work, range(start, start + batch), workers, chunksize=256):
                 if item is None or len(found) == count:
                     continue
@@ -241,7 +241,8 @@ def label_board(engine, board: chess.Board, depth: int = 10):
     """Stockfish's verdict on one position: ``(cp, (win, draw, loss))``, White's side.
 
     ``cp`` is clipped centipawns (mates as ``±(MATE_CP - moves)``), the WDL triple is
-    per mille. Finished positions need no search: mate is ``∓MATE_CP``, a draw 0.
+    per mille. Finished positions need no search: White mated is ``-MATE_CP``, Black
+    mated ``+MATE_CP``, a draw 0.
     """
     outcome = board.outcome()
     if outcome is not None:
@@ -281,7 +282,7 @@ def label_fens(fens, depth: int = 10, workers: int = 1, progress: bool = True,
     bar = tqdm(results, total=len(todo), desc=f"labels d{depth}", disable=not progress)
     for i, (fen, label) in enumerate(zip(todo, bar), start=1):
         known[fen] = label
-        if cache and (i % 5000 == 0 or i == len(todo)):
+        if cache and (i % 10_000 == 0 or i == len(todo)):
             _write_label_cache(cache, depth, known)
     cp = np.array([known[f][0] for f in fens], dtype=np.int16)
     wdl = np.array([known[f][1] for f in fens], dtype=np.int16).reshape(len(fens), 3)
@@ -488,7 +489,7 @@ def load_dataset(path=None) -> Dataset:
 
 
 def build_dataset(pgn_paths=(DEFAULT_GAMES,), n_random: int = 100_000, depth: int = 10,
-                  every: int | None = 4, workers: int = 1, seed: int = 0,
+                  every: int | None = 8, workers: int = 1, seed: int = 0,
                   max_plies: int = 200, progress: bool = True, cache=None) -> Dataset:
     """Positions from the games (the chapter's sample plus every ``every``-th ply) and
     ``n_random`` random positions, deduplicated and labelled by Stockfish."""
@@ -576,7 +577,7 @@ def register_cli(subparsers) -> None:
     def label_args(p):
         p.add_argument("--random", type=int, default=100_000, help="random positions")
         p.add_argument("--depth", type=int, default=10, help="Stockfish search depth")
-        p.add_argument("--every", type=int, default=4,
+        p.add_argument("--every", type=int, default=8,
                        help="also take every k-th ply of each game (0: the chapter's "
                             "sample only)")
         p.add_argument("--out", default=str(DEFAULT_DATASET), help=".npz file to write")

@@ -266,3 +266,16 @@ def test_label_cache_is_reused_for_the_same_depth(tmp_path):
     assert again.tolist() == (cp + 7).tolist()
     other_depth, _ = data.label_fens(fens, depth=5, progress=False, cache=cache)
     assert abs(int(other_depth[0])) < 100 and other_depth[1] > 500
+
+
+@needs_stockfish
+def test_cli_build_makes_games_and_a_labelled_dataset(tmp_path, capsys):
+    games, positions = tmp_path / "g.pgn.gz", tmp_path / "p.npz"
+    assert main(["data", "build", "--count", "2", "--nodes", "50", "--max-plies", "24",
+                 "--random", "5", "--depth", "4", "--workers", "1",
+                 "--out-games", str(games), "--out", str(positions)]) == 0
+    ds = data.load_dataset(positions)
+    assert len(data.read_games(games)) == 2 == ds.metadata["games"]
+    assert (ds.source == "random").sum() == 5 and ds.metadata["depth"] == 4
+    assert set(ds.game_id[ds.source == "game"].tolist()) == {0, 1}
+    assert json.loads(capsys.readouterr().out.split("\n", 1)[1])["positions"] == len(ds)
