@@ -148,8 +148,8 @@ class Searcher:
         if max_depth < 1:
             raise ValueError(f"depth must be at least 1, got {depth}")
         start = time.perf_counter()
-        board = board.copy()
-        self.nodes = 0
+        root, board = board, board.copy()  # a timeout leaves the copy mid-search
+        self.nodes = 1  # the root
         self.deadline = math.inf
         self.tt.clear()
         self._killer = [[None, None] for _ in range(_MAX_PLY + 2)]
@@ -181,7 +181,7 @@ class Searcher:
             best = done[1][0][0]
             if abs(best) >= MATE_THRESHOLD and MATE - abs(best) <= d:
                 break  # a mate within the searched depth: deeper cannot change it
-        return self._result(board, done, rng, time.perf_counter() - start)
+        return self._result(root, done, rng, time.perf_counter() - start)
 
     # ------------------------------------------------------------ the root
     def _search_root(self, board, depth, moves, ties):
@@ -201,10 +201,9 @@ class Searcher:
             try:
                 score = -self._negamax(board, depth - 1, -math.inf, -lower, 1)
             except _Timeout:
-                raise _Timeout((depth, exact))
-            finally:
-                self._seen_pop(board)
-                board.pop()
+                raise _Timeout((depth, exact)) from None  # board and counts abandoned
+            self._seen_pop(board)
+            board.pop()
             if score > lower:
                 exact.append((score, move, [move] + self._pv[1]))
                 exact.sort(key=lambda item: -item[0])

@@ -115,6 +115,11 @@ def test_time_limit_and_ties_broken_by_seed():
     board = chess.Board()
     result = search(board, PST, time_limit=0.2)
     assert result.depth >= 1 and result.move in board.legal_moves
+    kiwipete = chess.Board(MIDDLEGAMES[4])
+    for seconds in (0.05, 0.15, 0.3):  # interrupted in the middle of an iteration
+        result = search(kiwipete, PST, time_limit=seconds)
+        assert result.move in kiwipete.legal_moves and result.pv[0] == result.move
+    assert kiwipete.fen() == MIDDLEGAMES[4] and not kiwipete.move_stack
     moves = {search(board, MATERIAL, depth=1, rng=random.Random(s)).move for s in range(8)}
     assert len(moves) > 1  # all 20 first moves tie under material: seeds differ
 

@@ -27,6 +27,7 @@ def test_minimax_search_equals_the_tree(fen):
     move, path = tree.minimax()
     result = search(board, MATERIAL, depth=2, algorithm="minimax")
     assert (move, tree.root.value) == (result.move, result.score)
+    assert result.nodes == tree.size()  # the same positions, without keeping them
     assert [node.move for node in path[1:]] == result.pv
     # A leaf's value is the evaluator's number; a parent's is the best for its side.
     child = path[1] if path[1].children else tree.root
