@@ -124,8 +124,9 @@ class MatchResult:
 
     def summary(self) -> str:
         low, high = self.score_interval()
-        elo = f"{self.elo:+.0f} +- {self.elo_error:.0f}" if math.isfinite(self.elo_error) \
-            else f"{self.elo:+.0f}"
+        elo = f"{self.elo + 0.0:+.0f}"  # + 0.0: no "-0" for an even score
+        if math.isfinite(self.elo_error):
+            elo += f" +- {self.elo_error:.0f}"
         return (f"{self.player_a} vs {self.player_b}: +{self.wins} ={self.draws} "
                 f"-{self.losses}  score {self.score:.3f} (95% CI {low:.2f}-{high:.2f})"
                 f"  Elo {elo}")
