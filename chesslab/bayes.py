@@ -222,11 +222,15 @@ class BayesEvaluator(Evaluator):
     """``SCORE_SCALE * (P(White wins) - P(Black wins))`` from the features of a board.
 
     ``evaluate_batch`` computes the features of all boards at once and runs one
-    vectorised prediction, which is why the search hands it whole frontiers.
+    vectorised prediction, which is why the search hands it whole frontiers. Scores
+    are remembered per position (pieces, side to move, castling, en passant: all the
+    features depend on), since a search meets the same positions again and again and
+    counting legal moves for the mobility feature is the expensive part.
     """
 
     name = "bayes"
     prefers_batches = True
+    cache_size = 200_000
 
     def __init__(self, nb: GaussianNB, scaler: StandardScaler, score_scale=SCORE_SCALE):
         missing = [c for c in (CLASSES[0], CLASSES[2]) if c not in nb.classes_]
@@ -236,6 +240,7 @@ class BayesEvaluator(Evaluator):
         self.nb, self.scaler, self.score_scale = nb, scaler, float(score_scale)
         self._white = nb.classes_.index(CLASSES[0])
         self._black = nb.classes_.index(CLASSES[2])
+        self._cache = {}
 
     @classmethod
     def from_file(cls, path=MODEL_PATH) -> "BayesEvaluator":
@@ -248,10 +253,7 @@ class BayesEvaluator(Evaluator):
     def score_proba(self, proba: np.ndarray) -> np.ndarray:
         return self.score_scale * (proba[:, self._white] - proba[:, self._black])
 
-    def evaluate_batch(self, boards) -> np.ndarray:
-        boards = [as_board(b) for b in boards]
-        if not boards:
-            return np.zeros(0)
+    def _compute(self, boards) -> np.ndarray:
         X = self.scaler.transform(features_batch(boards))
         scores = self.score_proba(self.nb.predict_proba(X))
         for i, board in enumerate(boards):
@@ -259,6 +261,19 @@ class BayesEvaluator(Evaluator):
                 scores[i] = (-math.inf if board.turn == chess.WHITE else math.inf) \
                     if board.is_check() else 0.0
         return scores
+
+    def evaluate_batch(self, boards) -> np.ndarray:
+        boards = [as_board(b) for b in boards]
+        keys = [b._transposition_key() for b in boards]
+        scores = {k: self._cache[k] for k in keys if k in self._cache}
+        todo = {k: b for k, b in zip(keys, boards) if k not in scores}
+        if todo:
+            new = dict(zip(todo, self._compute(list(todo.values())).tolist()))
+            scores.update(new)
+            if len(self._cache) + len(new) > self.cache_size:
+                self._cache.clear()
+            self._cache.update(new)
+        return np.array([scores[k] for k in keys], dtype=float)
 
     def evaluate(self, board) -> float:
         return float(self.evaluate_batch([board])[0])

@@ -150,9 +150,17 @@ def test_evaluator_sign_scale_and_batch():
     assert 0 < up <= bayes.SCORE_SCALE and -bayes.SCORE_SCALE <= down < 0
     boards = [UP_A_QUEEN, DOWN_A_QUEEN, chess.Board(),
               chess.Board("4k3/pp1p3p/3p4/3p4/8/2P5/P1P2PPP/4K3 b - - 0 1")]
-    batch = ev.evaluate_batch(boards)
-    assert batch.shape == (4,)
-    np.testing.assert_allclose(batch, [ev.evaluate(b) for b in boards])
+    batch = ev.evaluate_batch(boards + boards[:2])  # repeats come from the cache
+    assert batch.shape == (6,)
+    fresh = synthetic_evaluator()  # an empty cache: every single board is computed
+    np.testing.assert_allclose(batch[:4], [fresh.evaluate(b) for b in boards])
+    np.testing.assert_array_equal(batch[4:], batch[:2])
+    batch = batch[:4]
+    tiny = synthetic_evaluator()
+    tiny.cache_size = 3  # overflowing the cache must not lose scores being returned
+    for order in (boards[:2], boards, boards[::-1] + boards[:1]):
+        np.testing.assert_allclose(tiny.evaluate_batch(order),
+                                   [batch[boards.index(b)] for b in order])
     proba = ev.nb.predict_proba(ev.scaler.transform(features_batch(boards)))
     np.testing.assert_allclose(batch, 1000 * (proba[:, 0] - proba[:, 2]))
 
