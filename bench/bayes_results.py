@@ -7,15 +7,18 @@ splits them by game (80% train, 20% test, seed 0), and writes
 
 * data/models/bayes.json: the scaler + classifier fitted on the training games;
 * data/results/bayes_comparison.json: accuracy and log-loss on the test games of the
-  majority class, the material rule, NB on material alone, NB on all features, and two
+  majority class, the material rule, NB on material alone, NB on all features, two
   experiments on the independence assumption (material counted three times; NB on
-  decorrelated features), plus the feature correlation matrix and class counts.
+  decorrelated features), NB without each feature in turn, NB on features chosen by
+  forward selection (on validation games inside the training games), NB early vs late
+  in the game, the feature correlation matrix and class counts.
 
 Notebook 09 reads both files.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from pathlib import Path
 
@@ -53,6 +56,30 @@ def independence_experiments(X_train, y_train, X_test, y_test):
     return rows
 
 
+def feature_selection(X_train, y_train, game_ids, X_test, y_test, seed):
+    """Which features earn their place? Drop-one on the test games, and a greedy
+    forward selection judged on validation games carved out of the training games."""
+    everything = list(range(X_train.shape[1]))
+    drop_one = [{"feature": FEATURE_NAMES[j],
+                 **{k: v for k, v in nb_row("", X_train[:, cols], y_train, X_test[:, cols],
+                                            y_test).items() if k != "model"}}
+                for j in everything for cols in [[k for k in everything if k != j]]]
+    fit_rows, val_rows = bayes.split_games(game_ids, 0.25, seed + 1)
+    chosen, best = [], math.inf
+    while len(chosen) < len(everything):
+        loss, j = min((nb_row("", X_train[fit_rows][:, chosen + [j]], y_train[fit_rows],
+                              X_train[val_rows][:, chosen + [j]],
+                              y_train[val_rows])["log_loss"], j)
+                      for j in everything if j not in chosen)
+        if loss >= best:
+            break
+        chosen, best = chosen + [j], loss
+    names = [FEATURE_NAMES[j] for j in chosen]
+    row = nb_row(f"NB, forward-selected features ({', '.join(names)})",
+                 X_train[:, chosen], y_train, X_test[:, chosen], y_test)
+    return drop_one, names, row
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pgn", default=str(DEFAULT_GAMES), help="game records")
@@ -79,6 +106,9 @@ def main(argv=None):
 
     table = bayes.compare(X_train, y_train, X_test, y_test)
     table += independence_experiments(X_train, y_train, X_test, y_test)
+    drop_one, selected, selected_row = feature_selection(
+        X_train, y_train, game_ids[train_rows], X_test, y_test, args.seed)
+    table.append(selected_row)
     length = np.zeros(game_ids.max() + 1, dtype=int)
     np.maximum.at(length, game_ids, plies)  # the last position is always sampled
     late = plies[test_rows] > 0.75 * length[game_ids[test_rows]]
@@ -88,7 +118,8 @@ def main(argv=None):
                        "log_loss": bayes.log_loss(y_test[mask], nb.predict_proba(Z[mask]))}
                 for name, mask in (("first 75% of the game", ~late),
                                    ("last 25% of the game", late))}
-    results = {**info, "table": table, "nb_by_phase": by_phase,
+    results = {**info, "table": table, "nb_by_phase": by_phase, "drop_one": drop_one,
+               "forward_selected": selected,
                "feature_names": list(FEATURE_NAMES),
                "correlation": np.round(np.nan_to_num(np.corrcoef(X_train, rowvar=False)),
                                        4).tolist()}
@@ -100,6 +131,8 @@ def main(argv=None):
     print(f"{'model':76s} {'accuracy':>8s} {'log-loss':>8s}")
     for row in table:
         print(f"{row['model']:76s} {row['accuracy']:8.3f} {row['log_loss']:8.3f}")
+    for row in drop_one:
+        print(f"NB without {row['feature']:65s} {row['accuracy']:8.3f} {row['log_loss']:8.3f}")
     for name, row in by_phase.items():
         print(f"NB, all features, {name:58s} {row['accuracy']:8.3f} {row['log_loss']:8.3f}")
     print(f"wrote {args.model} and {args.results}")

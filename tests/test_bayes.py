@@ -231,3 +231,14 @@ def test_compare_beats_the_majority_on_separable_data():
     assert rows["Naive Bayes, all features"]["accuracy"] > 0.9
     assert rows["majority class"]["accuracy"] < 0.5
     assert rows["Naive Bayes, material only"]["log_loss"] < rows["majority class"]["log_loss"]
+
+
+def test_first_games_reads_only_what_it_needs(tmp_path):
+    path = tmp_path / "games.pgn"
+    path.write_text(SCHOLAR)
+    assert [g.headers["Result"] for g in bayes.first_games(path, 2)] == ["1-0", "*"]
+    X, labels, game_ids, plies = bayes.load_training_data(path, max_games=1)
+    assert X.shape == (2, len(FEATURE_NAMES)) and labels.tolist() == ["1-0", "1-0"]
+    assert X[:, 0].tolist() == [0, 100]  # after Qxf7# White is up the f7 pawn
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        bayes.first_games(tmp_path / "missing.pgn", 1)
