@@ -92,13 +92,57 @@ def _pawn_structure(pawns: np.ndarray):
     return isolated, doubled
 
 
+def count_legal_moves(board: chess.Board) -> int:
+    """``board.legal_moves.count()``, by popcounts instead of building Move objects.
+
+    Not in check and no en passant (both rare: python-chess counts those), a move is
+    legal unless a pinned piece leaves its pin line or the king steps onto an attacked
+    square. Mobility is the evaluator's most expensive feature, hence this shortcut.
+    """
+    if board.ep_square is not None or board.is_check() or board.king(board.turn) is None:
+        return board.legal_moves.count()
+    us, them = board.turn, not board.turn
+    own, enemy, empty = board.occupied_co[us], board.occupied_co[them], ~board.occupied
+    king = board.king(us)
+    pinned = board._slider_blockers(king)  # own pieces alone between king and a slider
+    count = sum(1 for to in chess.scan_forward(chess.BB_KING_ATTACKS[king] & ~own)
+                if not board.attackers_mask(them, to))
+    count += sum(1 for _ in board.generate_castling_moves())
+    for square in chess.scan_forward(own & ~board.pawns & ~board.kings):
+        targets = board.attacks_mask(square) & ~own
+        if pinned & chess.BB_SQUARES[square]:
+            targets &= chess.ray(king, square)
+        count += chess.popcount(targets)
+    pawns = own & board.pawns
+    free = pawns & ~pinned
+    if us == chess.WHITE:
+        single = (free << 8) & empty
+        double = ((single & chess.BB_RANK_3) << 8) & empty
+        captures = (((free & ~chess.BB_FILE_A) << 7) & enemy,
+                    ((free & ~chess.BB_FILE_H) << 9) & enemy)
+    else:
+        single = (free >> 8) & empty
+        double = ((single & chess.BB_RANK_6) >> 8) & empty
+        captures = (((free & ~chess.BB_FILE_A) >> 9) & enemy,
+                    ((free & ~chess.BB_FILE_H) >> 7) & enemy)
+    for targets in (single, *captures):  # a promotion is four moves
+        count += chess.popcount(targets) + 3 * chess.popcount(targets & _BACK_RANKS)
+    count += chess.popcount(double)
+    for square in chess.scan_forward(pawns & pinned):
+        count += sum(1 for _ in board.generate_legal_moves(chess.BB_SQUARES[square]))
+    return count
+
+
+_BACK_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
+
+
 def legal_move_counts(board: chess.Board) -> tuple[int, int]:
     """(White's, Black's) legal move counts; the side not to move on a flipped copy."""
-    to_move = board.legal_moves.count()
+    to_move = count_legal_moves(board)
     other = board.copy(stack=False)
     other.turn = not board.turn
     other.ep_square = None
-    waiting = other.legal_moves.count()
+    waiting = count_legal_moves(other)
     return (to_move, waiting) if board.turn == chess.WHITE else (waiting, to_move)
 
 

@@ -3,8 +3,11 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.features import (FEATURE_NAMES, KNIGHT_TABLE, StandardScaler, features,
-                               features_batch, king_attackers, legal_move_counts)
+import random
+
+from chesslab.features import (FEATURE_NAMES, KNIGHT_TABLE, StandardScaler,
+                               count_legal_moves, features, features_batch, king_attackers,
+                               legal_move_counts)
 
 CASTLING = ("white_kingside_castling", "white_queenside_castling",
             "black_kingside_castling", "black_queenside_castling")
@@ -47,6 +50,33 @@ def test_mobility_counts_both_sides_without_touching_the_board(turn):
     assert legal_move_counts(board) == (16, 5)
     assert features(board)["mobility"] == 11
     assert board.fen() == before and board.turn == (turn == "w")
+
+
+@pytest.mark.parametrize("fen", [
+    "4k3/8/8/8/8/2b5/3P4/4K3 w - - 0 1",          # pinned pawn: only the capture on c3
+    "4k3/4r3/8/8/8/8/4B3/4K3 w - - 0 1",          # pinned bishop: no move at all
+    "r3k2r/1P6/8/8/8/8/8/R3K2R w KQkq - 0 1",     # promotions (with captures), castling
+    "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+    "4k3/8/8/8/8/8/5r2/R3K2R w KQ - 0 1",         # castling through an attacked square
+])
+def test_fast_legal_count_on_tricky_positions(fen):
+    board = chess.Board(fen)
+    assert count_legal_moves(board) == board.legal_moves.count()
+
+
+def test_fast_legal_count_agrees_with_python_chess_on_random_positions():
+    rng = random.Random(5)
+    for _ in range(150):
+        board = chess.Board()
+        for _ in range(rng.randrange(140)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        flipped = board.copy(stack=False)
+        flipped.turn, flipped.ep_square = not board.turn, None
+        for b in (board, flipped):
+            assert count_legal_moves(b) == b.legal_moves.count(), b.fen()
 
 
 def test_mobility_of_the_side_not_to_move_ignores_en_passant():
