@@ -5,8 +5,9 @@
 plays 40 games per opponent in chunks of 4 (colours alternate; chunk c uses the
 arena's openings 2c and 2c+1, one from each side, and seeds c, c+1) and records every
 finished chunk in data/results/bayes_matches.json, so an interrupted run resumes
-where it stopped. ``--max-chunks 1`` plays one chunk and exits (to keep each job that
-holds the CPU lock short). Notebook 09 shows the table from that file.
+where it stopped. ``--max-chunks 1`` plays one chunk and exits, ``--max-minutes 8``
+starts no chunk that might end after 8 minutes (to keep each job that holds the CPU
+lock short). Notebook 09 shows the table from that file.
 """
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ def main(argv=None):
     parser.add_argument("--chunk", type=int, default=4, help="games per chunk (even)")
     parser.add_argument("--max-chunks", type=int, default=None,
                         help="stop after this many chunks (resume later)")
+    parser.add_argument("--max-minutes", type=float, default=None,
+                        help="start no chunk that might end after this many minutes")
     parser.add_argument("--out", default=str(RESULTS))
     args = parser.parse_args(argv)
 
@@ -67,15 +70,20 @@ def main(argv=None):
     if results.get("chunk") != args.chunk:
         raise SystemExit(f"{args.out} was played in chunks of {results.get('chunk')}; "
                          f"use --chunk {results.get('chunk')} or a new --out")
-    played = 0
-    for opponent in args.opponents:
-        entry = results["matches"].setdefault(opponent, {"chunks": {}})
-        for index in range(args.games // args.chunk):
+    played, start, longest = 0, time.perf_counter(), 0.0
+    # Round-robin over the opponents, so a partial run has games against each of them.
+    for index in range(args.games // args.chunk):
+        for opponent in args.opponents:
+            entry = results["matches"].setdefault(opponent, {"chunks": {}})
             if str(index) in entry["chunks"]:
                 continue
             if args.max_chunks is not None and played >= args.max_chunks:
                 return 0
+            elapsed = time.perf_counter() - start
+            if args.max_minutes is not None and elapsed + longest > 60 * args.max_minutes:
+                return 0
             entry["chunks"][str(index)] = play_chunk(opponent, index, args.chunk)
+            longest = max(longest, entry["chunks"][str(index)]["seconds"])
             entry["summary"] = summarise(entry["chunks"])
             write_json_atomic(args.out, results, indent=1)
             played += 1

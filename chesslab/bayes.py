@@ -225,14 +225,14 @@ class BayesEvaluator(Evaluator):
 
     ``evaluate_batch`` computes the features of all boards at once and runs one
     vectorised prediction, which is why the search hands it whole frontiers. Scores
-    are remembered per position (pieces, side to move, castling, en passant: all the
-    features depend on), since a search meets the same positions again and again and
-    counting legal moves for the mobility feature is the expensive part.
+    are remembered per position (pieces, side to move, castling rights, en passant
+    square: everything the features depend on), since a search meets the same
+    positions again and again.
     """
 
     name = "bayes"
     prefers_batches = True
-    cache_size = 200_000
+    cache_size = 100_000
 
     def __init__(self, nb: GaussianNB, scaler: StandardScaler, score_scale=SCORE_SCALE):
         missing = [c for c in (CLASSES[0], CLASSES[2]) if c not in nb.classes_]
