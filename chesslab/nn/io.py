@@ -43,11 +43,19 @@ def _get(layer, attr):
     return layer.params[attr] if attr in layer.params else getattr(layer, attr)
 
 
+def _as_list(array):
+    """Nested lists of floats; float32 values as their shortest text ("0.1", not
+    "0.10000000149011612"), which still reads back to exactly the same float32."""
+    if array.dtype == np.float32:
+        array = array.astype(str).astype(np.float64)
+    return array.tolist()
+
+
 def save_model(model: Network, path) -> None:
     """Write ``model`` to ``path`` as JSON (temp file + rename)."""
     doc = {"name": model.name}
     for key, inner, layer, attr in _entries(model):
-        values = _get(layer, attr).tolist()
+        values = _as_list(_get(layer, attr))
         if inner is None:
             doc[key] = values
         else:

@@ -159,9 +159,9 @@ class Conv2D(Layer):
     """2-D convolution (cross-correlation) vectorised with im2col.
 
     im2col copies every k x k window of the (padded) input into a column, so that the
-    whole convolution becomes one matrix product ``W (out, in*k*k) @ cols``. The gather
-    indices depend only on the input size, so for 8x8 boards they are computed once.
-    Weights ``(out_channels, in_channels, k, k)``, bias ``(out_channels,)``.
+    whole convolution becomes one matrix product per sample, ``W (out, in*k*k) @ cols``.
+    The gather indices depend only on the input size, so for 8x8 boards they are
+    computed once. Weights ``(out_channels, in_channels, k, k)``, bias ``(out_channels,)``.
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
@@ -177,8 +177,8 @@ class Conv2D(Layer):
         self.params = {"W": he_normal((out_channels, in_channels, kernel_size, kernel_size),
                                       fan_in, rng, dtype),
                        "b": np.zeros(out_channels, dtype)}
-        self._geometry = {}   # (H, W) -> (Ho, Wo, gather index)
-        self._pad_buffer = None
+        self._index = {}     # (H, W, padding) -> (Ho, Wo, gather index)
+        self._buffers = {}   # padded-input buffers whose zero border is written once
         self._cols = self._in_shape = None
 
     def config(self):
@@ -191,44 +191,39 @@ class Conv2D(Layer):
         extra = (f", stride {s}" if s != 1 else "") + (f", padding {p}" if p else "")
         return f"Conv2D({self.in_channels} -> {self.out_channels}, {k}x{k}{extra})"
 
-    def _geometry_for(self, h, w):
-        geo = self._geometry.get((h, w))
-        if geo is None:
-            k, s, p = self.kernel_size, self.stride, self.padding
-            ho, wo = _out_size(h, k, s, p), _out_size(w, k, s, p)
-            wp = w + 2 * p
-            # index[i, j, r, c] = flat position in the padded plane of window (r, c), cell (i, j)
-            ii, jj, rr, cc = np.ix_(range(k), range(k), range(ho), range(wo))
-            index = ((rr * s + ii) * wp + cc * s + jj).reshape(-1)
-            geo = self._geometry[(h, w)] = (ho, wo, index)
-        return geo
-
-    def _padded(self, x):
-        p = self.padding
+    def _padded(self, x, p):
         if p == 0:
             return np.ascontiguousarray(x)
         n, c, h, w = x.shape
-        buf = self._pad_buffer
-        if buf is None or buf.shape != (n, c, h + 2 * p, w + 2 * p) or buf.dtype != x.dtype:
-            buf = self._pad_buffer = np.zeros((n, c, h + 2 * p, w + 2 * p), x.dtype)
+        key = (n, c, h, w, p, x.dtype)
+        buf = self._buffers.get(key)
+        if buf is None:
+            buf = self._buffers[key] = np.zeros((n, c, h + 2 * p, w + 2 * p), x.dtype)
         buf[:, :, p:p + h, p:p + w] = x      # the border stays zero
         return buf
 
-    def im2col(self, x):
-        """(N, C, H, W) -> (N, C*k*k, Ho*Wo) columns, plus the output size."""
+    def im2col(self, x, padding=None):
+        """(N, C, H, W) -> (N, C*k*k, Ho*Wo) columns (rows ordered channel, ki, kj)."""
+        p = self.padding if padding is None else padding
         n, c, h, w = x.shape
-        if c != self.in_channels:
-            raise ValueError(f"Conv2D expects {self.in_channels} input channels, got {c} "
-                             f"(input shape {x.shape})")
-        ho, wo, index = self._geometry_for(h, w)
-        xp = self._padded(x)
-        cols = np.take(xp.reshape(n, c, -1), index, axis=2)
+        geo = self._index.get((h, w, p))
+        if geo is None:
+            k, s = self.kernel_size, self.stride
+            ho, wo = _out_size(h, k, s, p), _out_size(w, k, s, p)
+            # index[i, j, r, c] = flat position in the padded plane of window (r, c), cell (i, j)
+            ii, jj, rr, cc = np.ix_(range(k), range(k), range(ho), range(wo))
+            index = ((rr * s + ii) * (w + 2 * p) + cc * s + jj).reshape(-1)
+            geo = self._index[(h, w, p)] = (ho, wo, index)
+        ho, wo, index = geo
+        cols = np.take(self._padded(x, p).reshape(n, c, -1), index, axis=2)
         return cols.reshape(n, c * self.kernel_size ** 2, ho * wo), ho, wo
 
     def forward(self, x):
+        if x.shape[1] != self.in_channels:
+            raise ValueError(f"Conv2D expects {self.in_channels} input channels, got "
+                             f"{x.shape[1]} (input shape {x.shape})")
         cols, ho, wo = self.im2col(x)
-        weight = self.params["W"].reshape(self.out_channels, -1)
-        out = np.matmul(weight, cols)
+        out = np.matmul(self.params["W"].reshape(self.out_channels, -1), cols)
         out += self.params["b"][:, None]
         if self.training:
             self._cols, self._in_shape = cols, x.shape
@@ -241,17 +236,22 @@ class Conv2D(Layer):
         n, c, h, w = self._in_shape
         k, s, p = self.kernel_size, self.stride, self.padding
         g = np.ascontiguousarray(grad_out).reshape(n, self.out_channels, -1)
-        # dL/dW = sum over samples and positions of grad x column (one matrix product)
-        g2 = g.transpose(1, 0, 2).reshape(self.out_channels, -1)
-        c2 = cols.transpose(0, 2, 1).reshape(-1, cols.shape[1])
-        self.grads = {"W": (g2 @ c2).reshape(self.params["W"].shape),
+        # dL/dW = sum over samples and positions of (gradient x column)
+        self.grads = {"W": np.einsum("nop,nkp->ok", g, cols, optimize=True).reshape(
+                          self.params["W"].shape),
                       "b": g.sum(axis=(0, 2))}
         if not input_grad:
             return None
+        weight = self.params["W"]
+        if s == 1 and p <= k - 1:
+            # The gradient of a convolution is a convolution of the gradient with the
+            # flipped kernel (in and out channels swapped), padded by k - 1 - p.
+            flipped = weight[:, :, ::-1, ::-1].transpose(1, 0, 2, 3).reshape(c, -1)
+            gcols = self.im2col(grad_out, padding=k - 1 - p)[0]
+            return np.matmul(flipped, gcols).reshape(n, c, h, w)
         # col2im: each column's gradient goes back to the window it was copied from
-        weight = self.params["W"].reshape(self.out_channels, -1)
-        gcols = np.matmul(weight.T, g).reshape(n, c, k, k, *grad_out.shape[2:])
         ho, wo = grad_out.shape[2:]
+        gcols = np.matmul(weight.reshape(self.out_channels, -1).T, g).reshape(n, c, k, k, ho, wo)
         gx = np.zeros((n, c, h + 2 * p, w + 2 * p), grad_out.dtype)
         for i in range(k):
             for j in range(k):
