@@ -11,6 +11,8 @@
 ``EVAL@Ns``            the same with N seconds per move (iterative deepening)
 ``stockfish:ELO``      Stockfish limited to ELO (1350-2850), 0.1 s per move
 ``stockfish:skill=N``  Stockfish at skill level N (0-20); ``@Ns`` sets its time
+``mcts:N``             MCTS with the shipped policy-value network, N simulations
+                       per move (``mcts@Ns``: N seconds per move)
 =====================  =====================================================
 
 Every player takes a ``seed`` (ties between equally good moves are broken at random,
@@ -166,6 +168,10 @@ def make_player(spec, seed: int = 0) -> Player:
                                    seed=seed)
         return StockfishPlayer(elo=_int(arg, spec) if arg else 1350,
                                time_limit=time_limit or 0.1, seed=seed)
+    if name == "mcts":
+        from chesslab.mcts import mcts_player   # imported here: mcts builds on this module
+        return mcts_player(_int(arg, spec) if arg else None, time_limit, seed=seed,
+                           name=str(spec))
     depth = _int(arg, spec) if arg else None
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be at least 1 in {spec!r}")

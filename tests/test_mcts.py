@@ -1,0 +1,194 @@
+"""MCTS: visit counts, noise only at the root, legal moves only, mates, value signs,
+draws, tree reuse, self-play records, the arena gate, the player spec."""
+import chess
+import numpy as np
+import pytest
+
+from chesslab.encoding import legal_indices, move_to_index, planes9_batch
+from chesslab.mcts import (MCTS, GATE_SCORE, MCTSPlayer, ReplayBuffer, endgame_starts, gate,
+                           mate_test, mcts_player, self_play_game, terminal_value,
+                           uniform_evaluate, visit_policy)
+from chesslab import mcts as mcts_module
+from chesslab.players import make_player
+from chesslab.policy_value import PolicyValueNet, save_policy_value
+
+MATE_WHITE = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"      # Ra8#
+MATE_BLACK = "r5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1"      # Ra1#
+
+
+@pytest.fixture(scope="module")
+def net():
+    return PolicyValueNet(8, 1, policy_k=8, seed=0).eval()
+
+
+def _walk(node, board):
+    """Every expanded node with its board."""
+    yield node, board
+    for move, child in zip(node.moves, node.children):
+        if child is not None and child.expanded:
+            b = board.copy()
+            b.push(move)
+            yield from _walk(child, b)
+
+
+@pytest.mark.parametrize("batch_size", [1, 8])
+def test_root_visits_sum_to_the_simulations(net, batch_size):
+    mcts = MCTS(net, simulations=60, batch_size=batch_size)
+    root = mcts.search(chess.Board())
+    assert root.N.sum() == 60
+    assert np.all(root.W <= root.N + 1e-9)          # no virtual loss left behind
+    if batch_size > 1:
+        assert mcts.network_calls < 61              # several leaves per call
+
+
+def test_noise_only_at_the_root_and_once_per_search(net):
+    board = chess.Board()
+    mcts = MCTS(net, simulations=80, seed=3)
+    root = mcts.search(board, noise=True)
+    assert mcts.noise_draws == 1
+    raw_priors, _ = net.evaluate(planes9_batch([board]), [legal_indices(board)])
+    np.testing.assert_allclose(root.prior, raw_priors[0])        # stored priors stay clean
+    assert not np.allclose(mcts._root_prior, root.prior)          # the search used noisy ones
+    for node, b in _walk(root, board):
+        if node is not root:                                      # no noise below the root
+            priors, _ = net.evaluate(planes9_batch([b]), [legal_indices(b)])
+            np.testing.assert_allclose(node.prior, priors[0], rtol=1e-5)
+    mcts.search(board, noise=False)
+    assert mcts.noise_draws == 1
+
+
+def test_only_legal_moves_get_priors_and_visits(net):
+    board = chess.Board("r3k2r/pPp2ppp/8/3pP3/8/8/P4PPP/R3K2R w KQkq d6 0 1")
+    root = MCTS(net, simulations=100).search(board)
+    for node, b in _walk(root, board):
+        assert set(node.moves) == set(b.legal_moves)
+        assert np.isclose(node.prior.sum(), 1) and len(node.prior) == len(node.moves)
+    p = visit_policy(root, 1.0)
+    assert np.isclose(p.sum(), 1) and len(p) == len(list(board.legal_moves))
+
+
+@pytest.mark.parametrize("fen, san", [(MATE_WHITE, "Ra8#"), (MATE_BLACK, "Ra1#")])
+def test_mate_in_one_found_with_few_simulations(net, fen, san):
+    board = chess.Board(fen)
+    player = MCTSPlayer(net, simulations=40)
+    move = player.choose_move(board)
+    assert board.san(move) == san
+    assert player.last_result.value == 1.0          # mate scored exactly, for the mover
+
+
+def test_value_sign_for_both_colours():
+    # a "network" that says: the side to move is better by 0.5
+    def optimist(planes, legal):
+        return [np.full(len(i), 1.0 / len(i)) for i in legal], np.full(len(legal), 0.5)
+
+    for fen in (chess.STARTING_FEN, chess.STARTING_FEN.replace(" w ", " b ")):
+        # 20 simulations, 20 moves: each child once (an unvisited move has Q = 0 > -0.5)
+        root = MCTS(optimist, simulations=20).search(chess.Board(fen))
+        assert np.all(root.N == 1)
+        # every child is good for the opponent, so bad for the player choosing it
+        np.testing.assert_allclose(root.q(), -0.5)
+        # one more simulation goes two plies deep: +0.5 comes back up as +0.5
+        mcts = MCTS(optimist, simulations=21)
+        root = mcts.search(chess.Board(fen))
+        assert sorted(root.q())[-1] == 0.0                      # (-0.5 + 0.5) / 2
+    white_mated = chess.Board("R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1")
+    black_to_move_mated = chess.Board("6k1/5ppp/8/8/8/8/5PPP/r5K1 w - - 0 1")
+    assert terminal_value(white_mated) == -1.0
+    assert terminal_value(black_to_move_mated) == -1.0
+
+
+def test_draws_score_zero():
+    stalemate = chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    bare_kings = chess.Board("8/8/4k3/8/8/4K3/8/8 w - - 0 1")
+    assert terminal_value(stalemate) == 0.0 and terminal_value(bare_kings) == 0.0
+    assert terminal_value(stalemate, draw_value=-1.0) == 1.0    # Black stalemated: good for Black
+    repeated = chess.Board()
+    for uci in ["g1f3", "g8f6", "f3g1", "f6g8"] * 2:
+        repeated.push_uci(uci)
+    assert terminal_value(repeated) == 0.0
+    stalemating = move_to_index(chess.Move.from_uci("b1b6"))
+
+    def likes_b6(planes, legal):      # priors that push the search into Qb6 (stalemate)
+        priors = [np.where(i == stalemating, 10.0, 1.0) for i in legal]
+        return [p / p.sum() for p in priors], np.full(len(legal), 0.3)
+
+    board = chess.Board("k7/8/2K5/8/8/8/8/1Q6 w - - 0 1")
+    for draw_value in (0.0, -1.0):
+        root = MCTS(likes_b6, simulations=30, draw_value=draw_value).search(board)
+        a = root.moves.index(chess.Move.from_uci("b1b6"))
+        assert root.N[a] > 0 and root.q()[a] == draw_value
+
+
+def test_tree_reuse_after_a_move(net):
+    board = chess.Board()
+    mcts = MCTS(net, simulations=50)
+    root = mcts.search(board)
+    a = int(np.argmax(root.N))
+    child, kept = root.children[a], root.N[a]
+    board.push(root.moves[a])
+    new_root = mcts.search(board)
+    assert new_root is child
+    assert new_root.N.sum() == kept - 1 + 50        # the child's old visits, plus the new ones
+    other = chess.Board("8/8/4k3/8/8/4K3/4P3/8 w - - 0 1")
+    assert mcts.search(other, simulations=5) is not child
+
+
+def test_temperature():
+    class Root:
+        N = np.array([1.0, 3.0, 6.0])
+    np.testing.assert_allclose(visit_policy(Root, 1.0), [0.1, 0.3, 0.6])
+    np.testing.assert_allclose(visit_policy(Root, 0), [0, 0, 1])
+    hot = visit_policy(Root, 2.0)
+    assert hot[0] > 0.1 and hot[2] < 0.6
+
+
+def test_self_play_records(net):
+    start = "8/8/8/8/3k4/8/Q7/K7 w - - 0 1"
+    game = self_play_game(net, start, simulations=16, max_plies=12, draw_value=-1.0, seed=1)
+    assert game["records"] and len(game["records"]) == len(game["moves"])
+    for rec in game["records"]:
+        board = chess.Board(rec["fen"])
+        assert sorted(rec["legal"]) == sorted(legal_indices(board).tolist())
+        assert np.isclose(sum(rec["pi"]), 1, atol=1e-3)
+        white = rec["turn"] == "w"
+        expected = {"1-0": 1, "0-1": -1}[game["result"]] * (1 if white else -1)
+        assert rec["z"] == expected        # draws count as White's failure in this task
+    buf = ReplayBuffer(capacity=5)
+    buf.add(game["records"])
+    assert len(buf) == min(5, len(game["records"]))
+    assert ReplayBuffer.from_json(buf.to_json()).rows == buf.rows
+
+
+def test_endgame_starts_and_gate():
+    starts = endgame_starts(6, "QR", seed=1)
+    assert len(set(starts)) == 6
+    for fen in starts:
+        board = chess.Board(fen)
+        assert board.is_valid() and board.turn == chess.WHITE and len(board.piece_map()) == 3
+    for fen in endgame_starts(4, seed=2, level=0):
+        board = chess.Board(fen)
+        bk, wk = board.king(chess.BLACK), board.king(chess.WHITE)
+        assert chess.square_distance(bk, wk) == 2
+    # the same network against itself scores exactly 1/2: not enough to replace the best
+    accepted, result = gate(uniform_evaluate, uniform_evaluate, starts[:2], simulations=8,
+                            max_plies=10, draw_value=-1.0)
+    assert result["games"] == 4 and result["score"] == 0.5 and not accepted
+    assert GATE_SCORE == 0.55
+    res = mate_test(uniform_evaluate, endgame_starts(2, seed=3, level=0), 30, max_moves=3)
+    assert len(res["per_start"]) == 2
+
+
+def test_mcts_player_spec(tmp_path, net, monkeypatch):
+    path = tmp_path / "pv.json"
+    save_policy_value(net, path)
+    monkeypatch.setattr(mcts_module, "DEFAULT_MODEL", path)
+    spec_player = make_player("mcts:12", seed=2)
+    assert isinstance(spec_player, MCTSPlayer) and spec_player.name == "mcts:12"
+    assert spec_player.choose_move(chess.Board()) in chess.Board().legal_moves
+    player = mcts_player(12, model=path, seed=1)
+    move = player.choose_move(chess.Board())
+    assert move in chess.Board().legal_moves and player.last_result.nodes == 12
+    with pytest.raises(FileNotFoundError, match="bootstrap"):
+        mcts_player(12, model=tmp_path / "missing.json")
+    with pytest.raises(ValueError, match="game is over"):
+        player.choose_move(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"))
