@@ -12,6 +12,7 @@ import sys
 # Modules that contribute subcommands (in help order).
 _COMMAND_MODULES = (
     "chesslab.data",
+    "chesslab.mcts",
     "chesslab.figures",
     "chesslab.arena",
 )
