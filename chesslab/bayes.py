@@ -200,8 +200,8 @@ def load_model(path=MODEL_PATH):
     data = read_json(path, "Naive Bayes model file")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path} is not a chesslab Naive Bayes model (its 'format' should "
-                         f"be {FORMAT!r}); retrain it with notebook 09 or "
-                         f"bench/bayes_results.py")
+                         f"be {FORMAT!r}); retrain it with "
+                         f"`python bench/bayes_results.py`")
     try:
         for key in ("feature_names", "scaler", "model"):
             if key not in data:
@@ -249,7 +249,8 @@ class BayesEvaluator(Evaluator):
         nb, scaler, names, _ = load_model(path)
         if tuple(names) != FEATURE_NAMES:
             raise ValueError(f"{path} was trained on features {names}, but chesslab now "
-                             f"computes {list(FEATURE_NAMES)}; retrain the model")
+                             f"computes {list(FEATURE_NAMES)}; retrain the model with "
+                             f"`python bench/bayes_results.py`")
         return cls(nb, scaler)
 
     def score_proba(self, proba: np.ndarray) -> np.ndarray:
