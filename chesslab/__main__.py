@@ -14,7 +14,9 @@ _COMMAND_MODULES = (
     "chesslab.data",
     "chesslab.mcts",
     "chesslab.figures",
+    "chesslab.results",
     "chesslab.arena",
+    "chesslab.training",
 )
 
 

@@ -353,6 +353,9 @@ def read_results(name: str, command: str):
 def figure_registry():
     """name -> (function making the figure, thesis-style caption)."""
     return {
+        "game_tree_fragment": (game_tree_figure, "Game tree fragment example (1 - chess "
+                               "board representation, 2 - move command, 3 - evaluation "
+                               "value)."),
         "piece_table": (piece_table_figure, "The list of chess pieces types."),
         "cnn_structure": (cnn_structure_figure, "Structure of the implemented CNN (Conv - "
                           "convolutional layer, Pool - pooling layer, Activ - activation "
@@ -367,6 +370,9 @@ def figure_registry():
         "planes9": (lambda: planes9_figure(example_position(),
                                            "planes9: Giuoco Piano after 8...d5 (White to move)"),
                     "The actor-critic's 9 input planes of the same position."),
+        "depth_cost": (depth_cost_figure, "Decision time and positions visited vs the "
+                       "depth limit: minimax, alpha-beta and the full search."),
+        "tournament": (tournament_figure, "Round robin between the evaluators."),
     }
 
 
@@ -429,3 +435,81 @@ def register_cli(subparsers):
     p.add_argument("--only", nargs="+", metavar="NAME", help="only these figures")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cli_figures)
+
+
+# --- figures from the search and from measured results ---------------------------------
+def game_tree_figure(depth: int = 3, levels: int = 2, width: int = 3):
+    """The thesis figure "Game tree fragment example": boards at nodes (1), move commands
+    on edges (2), evaluation values (3), the minimax path in red.
+
+    The tree is built to the thesis's default depth limit (3); its top ``levels`` are
+    drawn, each node with the value minimax backed up from the leaves."""
+    from .evaluation import load_evaluator
+    from .tree import GameTree, draw_fragment
+    board = chess.Board()
+    for san in "e4 e5 Nf3 Nc6 Bc4 Nf6".split():     # Two Knights Defence: White to move
+        board.push_san(san)
+    tree = GameTree(board, load_evaluator("pst"), depth=depth)
+    tree.minimax()
+    ax = draw_fragment(tree, levels=levels, width=width)
+    ax.set_title(f"Game tree fragment: depth limit {depth}, top {levels} levels drawn, "
+                 f"{width} children per node; pst evaluation, minimax values in "
+                 f"centipawns for White", fontsize=10)
+    return ax.figure
+
+
+_ALGO_STYLE = {"minimax": ("#c0392b", "o"), "alphabeta": ("#2980b9", "s"),
+               "full": ("#27ae60", "^")}
+
+
+def depth_cost_figure(data=None):
+    """Decision cost vs depth limit: nodes and seconds of minimax, alpha-beta and the
+    full search (log scale), from ``python -m chesslab results depth-cost``."""
+    data = data or read_results("depth_cost", "python -m chesslab results depth-cost")
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    for algorithm in dict.fromkeys(r["algorithm"] for r in data["rows"]):
+        rows = [r for r in data["rows"] if r["algorithm"] == algorithm]
+        color, marker = _ALGO_STYLE.get(algorithm, ("0.3", "x"))
+        depths = [r["depth"] for r in rows]
+        for ax, key in zip(axes, ("nodes", "seconds")):
+            ax.plot(depths, [max(r[key], 1e-4) for r in rows], marker=marker, color=color,
+                    label=algorithm)
+    for ax, label in zip(axes, ("positions visited", "seconds")):
+        ax.set_yscale("log")
+        ax.set_xlabel("depth limit (plies)")
+        ax.set_ylabel(label)
+        ax.set_xticks(sorted({r["depth"] for r in data["rows"]}))
+        ax.grid(alpha=0.3, which="both")
+    axes[0].legend(fontsize=8)
+    n = len(data["positions"])
+    fig.suptitle(f"Cost of a decision vs depth ({data['evaluator']} evaluation, summed over "
+                 f"{n} positions, measured {data['date']})", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def tournament_figure(data=None):
+    """Round-robin results as a heat map: each cell is the row player's score against
+    the column player, from ``python -m chesslab results tournament``."""
+    from .results import score_matrix
+    data = data or read_results("tournament", "python -m chesslab results tournament")
+    players, matrix = score_matrix(data)
+    grid = np.array([[np.nan if s is None else s for s in row] for row in matrix])
+    n = len(players)
+    fig, ax = plt.subplots(figsize=(1.0 * n + 2.6, 0.8 * n + 1.4))
+    image = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1)
+    for i in range(n):
+        for j in range(n):
+            if not np.isnan(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=8)
+    means = np.nanmean(grid, axis=1)
+    ax.set_xticks(range(n))
+    ax.set_xticklabels(players, rotation=40, ha="right", fontsize=8)
+    ax.set_yticks(range(n))
+    ax.set_yticklabels([f"{p} ({m:.2f})" for p, m in zip(players, means)], fontsize=8)
+    ax.set_xlabel("opponent")
+    ax.set_title(f"Score of the row player (mean in brackets); {data['games_per_pair']} "
+                 f"games per pair", fontsize=9)
+    fig.colorbar(image, ax=ax, fraction=0.04)
+    fig.tight_layout()
+    return fig
