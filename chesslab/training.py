@@ -1,0 +1,521 @@
+"""The thesis's training pipeline, step by step, for the evaluation networks.
+
+The thesis trains its ANN and CNN the same way (section "Training system"):
+
+1. **load** the training data;
+2. **split** it into a part to train on and a part to test on;
+3. **shuffle** the training part (only the training part: the others keep their order);
+4. **train**: go through the training part in mini-batches, updating weights (Adam,
+   learning rate 0.001);
+5. **validate**: score every position of the validation part;
+6. **calculate accuracy**;
+7. **continue** from step 4 until the accuracy is acceptable;
+8. **save** the model as JSON.
+
+Added from the tutorial: the learning rate is halved when the validation loss stops
+improving (reduce-LR-on-plateau), and training stops early after ``patience`` epochs
+without improvement; the weights of the best epoch are the ones kept.
+
+Targets: Stockfish centipawns are squashed to ``tanh(cp / 400)`` (see
+``chesslab.evaluation.cp_to_target``) and predictions are mapped back to centipawns.
+
+The thesis's "accuracy" is not defined there; here it is **sign accuracy**: among the
+positions where Stockfish sees a clear advantage (``|cp| > 50``), the fraction where the
+network says the same side is better. The other metrics: MAE in centipawns with
+labels and predictions clipped to +-1000 (beyond that "winning" is all that matters),
+and Pearson's correlation of the same clipped numbers.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from .data import DEFAULT_DATASET, Dataset, load_dataset
+from .evaluation import (ENCODINGS, NetworkEvaluator, cp_to_target, encode_boards,
+                         load_evaluator, target_to_cp)
+from .files import DATA_DIR, MODELS_DIR, atomic_path, read_json, write_json_atomic
+from .nn import (ANN, CNN, Adam, BatchNorm, Network, Sigmoid, conv_net, mse, residual_net,
+                 save_model, thesis_ann, thesis_cnn)
+
+#: Labels and predictions are clipped to +-CLIP_CP before the MAE and the correlation.
+CLIP_CP = 1000
+#: Sign accuracy only counts positions where Stockfish's |cp| is above this margin.
+SIGN_MARGIN_CP = 50
+#: The results table (data, not prose): ``python -m chesslab evaluate-models`` writes it.
+RESULTS_PATH = DATA_DIR / "results" / "evaluators.json"
+#: Sizes of the tutorial's nets as shipped: the conv net as in the tutorial (32 filters,
+#: depth 4); the residual net at half the width (16), to fit the CPU budget.
+CONV_SIZE, CONV_DEPTH = 32, 4
+RESIDUAL_SIZE, RESIDUAL_DEPTH = 16, 4
+
+
+def thesis_cnn_planes(seed: int = 0) -> CNN:
+    """The thesis CNN's layers, but reading the 14 planes instead of one 8x8 plane."""
+    arch = thesis_cnn(seed).architecture()
+    arch["layers"][0]["in_channels"] = 14
+    arch.update(input_shape=[14, 8, 8], name="thesis CNN on 14 planes")
+    return Network.from_architecture(arch, rng=seed)
+
+
+#: Every trainable evaluator: name -> (builder(seed) -> network, encoding).
+#: ann and cnn are the thesis's nets on its 64 numbers; ann14 and cnn14 the same
+#: layers on the tutorial's 14 planes (to see what the input is worth).
+NETS = {
+    "ann": (thesis_ann, "thesis64"),
+    "cnn": (thesis_cnn, "thesis64_board"),
+    "conv": (lambda seed: conv_net(CONV_SIZE, CONV_DEPTH, seed), "planes14"),
+    "residual": (lambda seed: residual_net(RESIDUAL_SIZE, RESIDUAL_DEPTH, seed), "planes14"),
+    "ann14": (lambda seed: ANN.from_topology([896, 64, 64, 1], seed=seed,
+                                             name="thesis ANN on 14 planes"), "planes14_flat"),
+    "cnn14": (thesis_cnn_planes, "planes14"),
+}
+
+
+def build_net(name: str, seed: int = 0):
+    """A fresh (untrained) network and its encoding."""
+    if name not in NETS:
+        raise ValueError(f"unknown network {name!r}; choose one of {', '.join(NETS)}")
+    builder, encoding = NETS[name]
+    return builder(seed), encoding
+
+
+def target_kind(model) -> str:
+    """'unit' (0..1) for nets ending in a sigmoid, 'tanh' (-1..1) for a linear output."""
+    return "unit" if isinstance(model.layers[-1], Sigmoid) else "tanh"
+
+
+def count_parameters(model) -> int:
+    return int(sum(p.size for _, p, _ in model.parameters()))
+
+
+@dataclass
+class TrainConfig:
+    """Settings of one training run (stored in the model file)."""
+    epochs: int = 20                 # at most this many passes over the training part
+    batch_size: int = 256
+    lr: float | None = None          # None: the net's own (the thesis: 0.001)
+    patience: int = 4                # early stopping: epochs without a better val loss
+    lr_patience: int = 2             # reduce-LR-on-plateau: epochs before halving
+    lr_factor: float = 0.5
+    min_delta: float = 1e-4          # smaller val-loss gains do not count as better
+    target_accuracy: float | None = None   # the thesis's "acceptable": stop when reached
+    max_train: int | None = None     # train on the first N (shuffled) positions only
+    seed: int = 0
+
+
+@dataclass
+class History:
+    """One row per epoch: what the loss/accuracy curves are drawn from."""
+    epoch: list = field(default_factory=list)
+    train_loss: list = field(default_factory=list)
+    val_loss: list = field(default_factory=list)
+    val_accuracy: list = field(default_factory=list)
+    val_mae_cp: list = field(default_factory=list)
+    lr: list = field(default_factory=list)
+    seconds: list = field(default_factory=list)
+    best_epoch: int = 0
+    stop_reason: str = ""
+
+    def append(self, **row):
+        for key, value in row.items():
+            getattr(self, key).append(value)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "History":
+        return cls(**d)
+
+
+# ---------------------------------------------------------------- metrics
+
+def metrics(pred_cp, true_cp) -> dict:
+    """MAE (cp, clipped to +-CLIP_CP), Pearson correlation, sign accuracy (|cp| > 50)."""
+    pred = np.clip(np.asarray(pred_cp, dtype=float), -CLIP_CP, CLIP_CP)
+    true = np.clip(np.asarray(true_cp, dtype=float), -CLIP_CP, CLIP_CP)
+    if pred.shape != true.shape or pred.ndim != 1 or len(pred) == 0:
+        raise ValueError(f"metrics need two non-empty 1-d arrays of the same length, got "
+                         f"shapes {pred.shape} and {true.shape}")
+    spread = pred.std() * true.std()
+    corr = float(np.mean((pred - pred.mean()) * (true - true.mean())) / spread) if spread else 0.0
+    return {"mae_cp": float(np.mean(np.abs(pred - true))), "correlation": corr,
+            "sign_accuracy": accuracy(pred_cp, true_cp), "positions": int(len(pred))}
+
+
+def accuracy(pred_cp, true_cp, margin: float = SIGN_MARGIN_CP) -> float:
+    """The thesis's accuracy, made precise: on positions with ``|true| > margin``, the
+    fraction where the prediction has the same sign (names the same side as better)."""
+    pred, true = np.asarray(pred_cp, dtype=float), np.asarray(true_cp, dtype=float)
+    clear = np.abs(true) > margin
+    if not clear.any():
+        return float("nan")
+    return float(np.mean(np.sign(pred[clear]) == np.sign(true[clear])))
+
+
+# ---------------------------------------------------------------- the pipeline steps
+
+def load(path=None) -> Dataset:
+    """Step 1, load training data: ``path``, else the file named by the environment
+    variable ``CHESSLAB_DATASET``, else the shipped ``data/positions.npz``."""
+    return load_dataset(path or os.environ.get("CHESSLAB_DATASET") or DEFAULT_DATASET)
+
+
+def split(dataset: Dataset, fractions=(0.8, 0.1, 0.1), seed: int = 0):
+    """Step 2, split: (train, validation, test), by game (no game on two sides)."""
+    return dataset.split(fractions, seed)
+
+
+def shuffle(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Step 3, shuffle: a new order of the n TRAINING examples (called every epoch).
+
+    Only the training part is shuffled: validation and test keep their order, so their
+    predictions line up with their labels and runs can be compared row by row.
+    """
+    return rng.permutation(n)
+
+
+def train_epoch(model, optimizer, x, y, order, batch_size: int = 256, bar=None) -> float:
+    """Step 4, train: one pass over the training part, in mini-batches, in ``order``."""
+    model.train()
+    total = 0.0
+    for start in range(0, len(order), batch_size):
+        idx = np.sort(order[start:start + batch_size])   # sorted: faster gather, same batch
+        pred = model.forward(x[idx])
+        loss, grad = mse(pred, y[idx])
+        model.backward(grad, input_grad=False)
+        optimizer.step(model)
+        total += loss * len(idx)
+        if bar is not None:
+            bar.update(len(idx))
+            bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
+    return total / len(order)
+
+
+def validate(model, x, batch_size: int = 2048) -> np.ndarray:
+    """Step 5, validate: the network's outputs for every example, in order (eval mode)."""
+    model.eval()
+    return np.concatenate([model.forward(x[i:i + batch_size])[:, 0]
+                           for i in range(0, len(x), batch_size)])
+
+
+def _state(model):
+    """Copies of every number that defines the model (weights and batch-norm statistics)."""
+    arrays = [p.copy() for _, p, _ in model.parameters()]
+    for leaf in model.leaves():
+        if isinstance(leaf, BatchNorm):
+            arrays += [leaf.running_mean.copy(), leaf.running_var.copy()]
+    return arrays
+
+
+def _restore(model, arrays):
+    arrays = iter(arrays)
+    for _, p, _ in model.parameters():
+        p[...] = next(arrays)
+    for leaf in model.leaves():
+        if isinstance(leaf, BatchNorm):
+            leaf.running_mean, leaf.running_var = next(arrays), next(arrays)
+
+
+def fit(model, train_xy, val_xy, config: TrainConfig = None, progress: bool = True,
+        kind: str | None = None) -> History:
+    """Steps 3-7: shuffle, train, validate, accuracy, continue until acceptable.
+
+    ``train_xy`` and ``val_xy`` are ``(inputs, centipawns)``. Stops when the validation
+    accuracy reaches ``config.target_accuracy`` (the thesis's "acceptable"), after
+    ``config.patience`` epochs without a better validation loss (early stopping), or
+    after ``config.epochs``; halves the learning rate after ``config.lr_patience`` epochs
+    without improvement. The model ends with the weights of its best epoch.
+    """
+    config = config or TrainConfig()
+    kind = kind or target_kind(model)
+    (x, cp), (x_val, cp_val) = train_xy, val_xy
+    y = cp_to_target(cp, kind).astype(np.float32).reshape(-1, 1)
+    y_val = cp_to_target(cp_val, kind).astype(np.float32)
+    rng = np.random.default_rng(config.seed)
+    optimizer = Adam(config.lr if config.lr is not None else model.learning_rate or 0.001)
+    history = History()
+    best, best_state, wait, plateau = np.inf, _state(model), 0, 0
+    start = time.perf_counter()
+    for epoch in range(1, config.epochs + 1):
+        order = shuffle(len(x), rng)
+        with tqdm(total=len(order), desc=f"epoch {epoch}/{config.epochs}", unit="pos",
+                  disable=not progress, leave=False) as bar:
+            train_loss = train_epoch(model, optimizer, x, y, order, config.batch_size, bar)
+        out = validate(model, x_val)
+        val_loss = float(np.mean((out - y_val) ** 2))
+        pred_cp = target_to_cp(out, kind)
+        history.append(epoch=epoch, train_loss=train_loss, val_loss=val_loss,
+                       val_accuracy=accuracy(pred_cp, cp_val),
+                       val_mae_cp=metrics(pred_cp, cp_val)["mae_cp"], lr=optimizer.lr,
+                       seconds=round(time.perf_counter() - start, 2))
+        if progress:
+            tqdm.write(f"epoch {epoch}: train loss {train_loss:.4f}, val loss {val_loss:.4f}, "
+                       f"val accuracy {history.val_accuracy[-1]:.3f}, "
+                       f"val MAE {history.val_mae_cp[-1]:.0f} cp")
+        if val_loss < best - config.min_delta:
+            best, best_state, wait, plateau = val_loss, _state(model), 0, 0
+            history.best_epoch = epoch
+        else:
+            wait, plateau = wait + 1, plateau + 1
+            if plateau >= config.lr_patience:        # reduce-LR-on-plateau
+                optimizer.lr *= config.lr_factor
+                plateau = 0
+        if config.target_accuracy is not None and \
+                history.val_accuracy[-1] >= config.target_accuracy:
+            history.stop_reason = f"accuracy {history.val_accuracy[-1]:.3f} is acceptable " \
+                                  f"(>= {config.target_accuracy})"
+            break
+        if wait >= config.patience:
+            history.stop_reason = f"early stopping: no better val loss for {wait} epochs"
+            break
+    else:
+        history.stop_reason = f"maximum of {config.epochs} epochs"
+    _restore(model, best_state)
+    model.eval()
+    return history
+
+
+def save(model, path, encoding: str, kind: str, **info) -> Path:
+    """Step 8, save the model: chesslab.nn's JSON plus a ``"chesslab"`` entry naming
+    the encoding and target scaling (so ``NetworkEvaluator.from_file`` rebuilds the
+    evaluator from the file alone) and whatever ``info`` holds (history, metrics)."""
+    if encoding not in ENCODINGS:
+        raise ValueError(f"unknown encoding {encoding!r}")
+    path = Path(path)
+    with atomic_path(path, suffix=".json.tmp") as tmp:
+        save_model(model, tmp)
+        doc = read_json(tmp, "model file")
+        doc["chesslab"] = {"encoding": encoding, "target": kind, **info}
+        write_json_atomic(tmp, doc)
+    return path
+
+
+# ---------------------------------------------------------------- the whole pipeline
+
+def encode_dataset(dataset: Dataset, encoding: str, chunk: int = 8192) -> np.ndarray:
+    """Inputs of every position, as int8 (the values are small whole numbers; float32
+    for 200,000 positions of 14 planes would take 700 MB)."""
+    shape = ENCODINGS[encoding][1]
+    out = np.empty((len(dataset),) + shape, dtype=np.int8)
+    boards = dataset.boards()
+    for i in range(0, len(boards), chunk):
+        out[i:i + chunk] = encode_boards(boards[i:i + chunk], encoding)
+    return out
+
+
+@dataclass
+class TrainResult:
+    name: str
+    model: object
+    encoding: str
+    kind: str
+    history: History
+    validation: dict
+    test: dict
+    seconds: float
+    config: TrainConfig
+
+
+def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
+              progress: bool = True, splits=None, cache: dict | None = None) -> TrainResult:
+    """The whole pipeline for one network on ``dataset`` (steps 2-7; ``save`` is step 8).
+
+    Pass ``splits=(train, validation, test)`` to reuse a split made once, and a dict as
+    ``cache`` to encode the positions once for several nets with the same encoding.
+    """
+    config = config or TrainConfig()
+    model, encoding = build_net(name, config.seed)
+    kind = target_kind(model)
+    train, val, test = splits or split(dataset)
+    if config.max_train and config.max_train < len(train):
+        order = shuffle(len(train), np.random.default_rng(config.seed))
+        train = train.subset(np.sort(order[:config.max_train]))
+    cache = {} if cache is None else cache
+    key = (encoding, config.max_train, config.seed)
+    if key not in cache:
+        cache[key] = encode_dataset(train, encoding), encode_dataset(val, encoding)
+    x, x_val = cache[key]
+    start = time.perf_counter()          # training time: the epochs, not the encoding
+    history = fit(model, (x, train.cp), (x_val, val.cp), config, progress, kind)
+    seconds = time.perf_counter() - start
+    evaluator = NetworkEvaluator(model, encoding, kind, name)
+    return TrainResult(name, model, encoding, kind, history,
+                       evaluate_on(evaluator, val), evaluate_on(evaluator, test),
+                       seconds, config)
+
+
+def save_result(result: TrainResult, path=None, data_info=None) -> Path:
+    path = path or MODELS_DIR / f"{result.name}.json"
+    return save(result.model, path, result.encoding, result.kind, evaluator=result.name,
+                parameters=count_parameters(result.model),
+                training={"config": asdict(result.config),
+                          "seconds": round(result.seconds, 1), "data": data_info or {}},
+                history=result.history.to_dict(),
+                metrics={"validation": result.validation, "test": result.test})
+
+
+def evaluate_on(evaluator, dataset: Dataset) -> dict:
+    """Metrics of any evaluator on a dataset (batched when it prefers batches)."""
+    boards = dataset.boards()
+    scores = evaluator.evaluate_batch(boards) if getattr(evaluator, "prefers_batches", False) \
+        else np.array([evaluator.evaluate(b) for b in boards], dtype=float)
+    return metrics(scores, dataset.cp)
+
+
+def plot_history(history: History, title: str = "", axes=None):
+    """Loss (train and validation) and validation accuracy per epoch; returns the figure."""
+    import matplotlib.pyplot as plt
+
+    if axes is None:
+        fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+    else:
+        fig = axes[0].figure
+    ax_loss, ax_acc = axes
+    ax_loss.plot(history.epoch, history.train_loss, "o-", ms=3, label="train")
+    ax_loss.plot(history.epoch, history.val_loss, "o-", ms=3, label="validation")
+    ax_loss.set(xlabel="epoch", ylabel="MSE (scaled target)", title=f"{title} loss".strip())
+    ax_loss.legend()
+    ax_acc.plot(history.epoch, history.val_accuracy, "o-", ms=3, color="C2")
+    ax_acc.set(xlabel="epoch", ylabel=f"sign accuracy (|cp| > {SIGN_MARGIN_CP})",
+               title=f"{title} validation accuracy".strip())
+    if history.best_epoch:
+        for ax in axes:
+            ax.axvline(history.best_epoch, color="grey", ls=":", lw=1)
+    fig.tight_layout()
+    return fig
+
+
+def load_history(name: str, models_dir=MODELS_DIR) -> History:
+    """The training history stored in a shipped model file."""
+    doc = read_json(Path(models_dir) / f"{name}.json", "model file")
+    try:
+        return History.from_dict(doc["chesslab"]["history"])
+    except (KeyError, TypeError):
+        raise ValueError(f"model file {name}.json holds no training history; retrain it "
+                         f"with `python -m chesslab train {name}`") from None
+
+
+# ---------------------------------------------------------------- the results table
+
+#: The rows of the shipped table: the four nets, the thesis nets on 14 planes, hand-made.
+TABLE_ROWS = ("ann", "cnn", "conv", "residual", "ann14", "cnn14", "material", "pst")
+
+
+def results_table(names=TABLE_ROWS,
+                  dataset: Dataset | None = None, models_dir=MODELS_DIR) -> dict:
+    """Validation and test metrics of each evaluator on the same split of ``dataset``,
+    with the parameter count and training time the model files record."""
+    dataset = dataset if dataset is not None else load()
+    _, val, test = split(dataset)
+    rows = []
+    for name in names:
+        path = Path(models_dir) / f"{name}.json"
+        if name in NETS:
+            evaluator = NetworkEvaluator.from_file(path, name)
+            meta = read_json(path, "model file")["chesslab"]
+            extra = {"parameters": meta["parameters"],
+                     "train_seconds": meta["training"]["seconds"],
+                     "epochs": len(meta["history"]["epoch"]),
+                     "train_positions": meta["training"]["data"].get("train_positions"),
+                     "encoding": meta["encoding"]}
+        else:
+            evaluator, extra = load_evaluator(name), {"parameters": 0, "train_seconds": 0}
+        rows.append({"evaluator": name, "validation": evaluate_on(evaluator, val),
+                     "test": evaluate_on(evaluator, test), **extra})
+    return {"rows": rows, "dataset": {"positions": len(dataset), "validation": len(val),
+                                      "test": len(test), **dataset.metadata},
+            "clip_cp": CLIP_CP, "sign_margin_cp": SIGN_MARGIN_CP}
+
+
+def format_table(table: dict) -> str:
+    """The results as a Markdown table."""
+    lines = ["| evaluator | val MAE (cp) | val corr | val sign acc | test MAE (cp) | "
+             "test corr | test sign acc | parameters | training (s) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in table["rows"]:
+        v, t = r["validation"], r["test"]
+        lines.append(f"| {r['evaluator']} | {v['mae_cp']:.0f} | {v['correlation']:.3f} | "
+                     f"{v['sign_accuracy']:.3f} | {t['mae_cp']:.0f} | {t['correlation']:.3f} | "
+                     f"{t['sign_accuracy']:.3f} | {r['parameters']:,} | "
+                     f"{r['train_seconds']:.1f} |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- command line
+
+#: Settings of the shipped models (about 25 min of CPU for the four nets on 2 cores).
+SHIPPED = {
+    "ann": TrainConfig(epochs=40, batch_size=256, patience=6),
+    "cnn": TrainConfig(epochs=40, batch_size=256, patience=6),
+    "conv": TrainConfig(epochs=6, batch_size=256),
+    "residual": TrainConfig(epochs=6, batch_size=256),
+    "ann14": TrainConfig(epochs=30, batch_size=256, patience=6),
+    "cnn14": TrainConfig(epochs=30, batch_size=256, patience=6),
+}
+#: ``--full``: the bigger run for better models (hours of CPU).
+FULL = {name: TrainConfig(epochs=200, batch_size=256, patience=10, lr_patience=4)
+        for name in NETS}
+
+
+def _cmd_train(args):
+    names = list(NETS) if "all" in args.names else list(dict.fromkeys(args.names))
+    dataset = load(args.data)
+    splits = split(dataset)
+    info = {"file": Path(args.data or os.environ.get("CHESSLAB_DATASET") or
+                         DEFAULT_DATASET).name, "positions": len(dataset),
+            "train_positions": len(splits[0]), "validation_positions": len(splits[1]),
+            "test_positions": len(splits[2]), "depth": dataset.metadata.get("depth")}
+    cache = {}
+    for name in names:
+        overrides = {key: getattr(args, key) for key in
+                     ("epochs", "batch_size", "lr", "max_train", "patience")
+                     if getattr(args, key) is not None}
+        config = replace((FULL if args.full else SHIPPED)[name], **overrides)
+        result = train_net(name, dataset, config, not args.quiet, splits, cache)
+        if config.max_train:
+            info["train_positions"] = min(config.max_train, len(splits[0]))
+        path = save_result(result, Path(args.out) / f"{name}.json", info)
+        v, t = result.validation, result.test
+        print(f"{name}: {len(result.history.epoch)} epochs in {result.seconds:.0f} s "
+              f"({result.history.stop_reason}); best epoch {result.history.best_epoch}; "
+              f"validation MAE {v['mae_cp']:.0f} cp, corr {v['correlation']:.3f}, sign "
+              f"accuracy {v['sign_accuracy']:.3f}; test MAE {t['mae_cp']:.0f} cp, corr "
+              f"{t['correlation']:.3f}, sign accuracy {t['sign_accuracy']:.3f}; wrote {path}")
+
+
+def _cmd_evaluate_models(args):
+    table = results_table(args.names, load(args.data), args.models)
+    write_json_atomic(args.out, table, indent=1)
+    print(format_table(table))
+
+
+def register_cli(subparsers) -> None:
+    p = subparsers.add_parser("train", help="train an evaluation network (the thesis pipeline)")
+    p.add_argument("names", nargs="+", choices=[*NETS, "all"], metavar="NAME",
+                   help=f"one or more of {', '.join(NETS)}, or all")
+    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
+    p.add_argument("--out", default=str(MODELS_DIR), help="folder for NAME.json")
+    p.add_argument("--full", action="store_true", help="the long run (many more epochs)")
+    p.add_argument("--epochs", type=int, default=None)
+    p.add_argument("--batch-size", type=int, default=None)
+    p.add_argument("--lr", type=float, default=None)
+    p.add_argument("--patience", type=int, default=None)
+    p.add_argument("--max-train", type=int, default=None,
+                   help="train on this many training positions only")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=_cmd_train)
+    p = subparsers.add_parser("evaluate-models",
+                              help="recompute the results table of the evaluators")
+    p.add_argument("names", nargs="*", default=list(TABLE_ROWS),
+                   help="evaluators (default: the four nets, the thesis nets on 14 "
+                        "planes, material, pst)")
+    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
+    p.add_argument("--models", default=str(MODELS_DIR), help="folder of the model files")
+    p.add_argument("--out", default=str(RESULTS_PATH), help="where to write the table (JSON)")
+    p.set_defaults(func=_cmd_evaluate_models)

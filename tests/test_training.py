@@ -1,0 +1,172 @@
+"""The thesis training pipeline: metrics, target scaling, split/shuffle rule, training."""
+import random
+
+import chess
+import matplotlib
+import numpy as np
+import pytest
+
+from chesslab import training
+from chesslab.data import make_dataset, random_board
+from chesslab.evaluation import (NetworkEvaluator, cp_to_target, material_balance,
+                                 target_to_cp)
+from chesslab.nn import ANN
+
+
+def _material_dataset(n=400, seed=3):
+    """Random positions labelled by the material balance: a rule a net can learn,
+    no Stockfish needed. Every 4 positions share a game id (to exercise the split)."""
+    rng = random.Random(seed)
+    rows = []
+    while len(rows) < n:
+        board = random_board(rng, max_plies=120)
+        if board is None:
+            continue
+        rows.append(dict(fen=board.fen(), cp=material_balance(board), wdl=(0, 1000, 0),
+                         source="random", game_id=len(rows) // 4, ply=board.ply(),
+                         result="*", sampled_by_rule=False))
+    return make_dataset(rows)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return _material_dataset()
+
+
+# ---------------------------------------------------------------- metrics
+
+def test_metrics_on_hand_made_numbers():
+    pred = [100, -200, 30, 2000]
+    true = [150, -100, -80, 5000]          # clipped to +-1000: the last pair is exact
+    m = training.metrics(pred, true)
+    assert m["mae_cp"] == pytest.approx((50 + 100 + 110 + 0) / 4)
+    assert m["sign_accuracy"] == pytest.approx(3 / 4)   # 30 vs -80 names the wrong side
+    expected = np.corrcoef([100, -200, 30, 1000], [150, -100, -80, 1000])[0, 1]
+    assert m["correlation"] == pytest.approx(expected)
+    assert m["positions"] == 4
+
+
+def test_accuracy_ignores_balanced_positions():
+    # |true| <= 50 does not count, whatever the prediction says
+    assert training.accuracy([-300, 10, 500], [40, -50, 60]) == 1.0
+    assert np.isnan(training.accuracy([1, 2], [0, 50]))
+    m = training.metrics(np.arange(10) * 3.0, np.arange(10) * 100.0)
+    assert m["correlation"] == pytest.approx(1.0)
+
+
+def test_metrics_reject_mismatched_arrays():
+    with pytest.raises(ValueError, match="same length"):
+        training.metrics([1, 2, 3], [1, 2])
+
+
+@pytest.mark.parametrize("kind", ["tanh", "unit"])
+def test_target_scaling_round_trip(kind):
+    cp = np.array([-1500, -400, -50, 0, 30, 400, 1500])
+    y = cp_to_target(cp, kind)
+    low, high = (-1, 1) if kind == "tanh" else (0, 1)
+    assert np.all((y > low) & (y < high))
+    assert np.all(np.diff(y) > 0)
+    np.testing.assert_allclose(target_to_cp(y, kind), cp, atol=1e-6)
+    # mates are squashed to the edge and come back as a large but finite score
+    assert 1500 < target_to_cp(cp_to_target(10_000, kind), kind) < 2500
+    with pytest.raises(ValueError, match="target scaling"):
+        cp_to_target(cp, "linear")
+
+
+# ---------------------------------------------------------------- the pipeline rules
+
+def test_split_keeps_games_together_and_shuffle_is_a_permutation(tiny):
+    train, val, test = training.split(tiny)
+    assert len(train) + len(val) + len(test) == len(tiny)
+    ids = [set(part.game_id.tolist()) for part in (train, val, test)]
+    assert not (ids[0] & ids[1] or ids[0] & ids[2] or ids[1] & ids[2])
+    order = training.shuffle(len(train), np.random.default_rng(0))
+    assert sorted(order.tolist()) == list(range(len(train)))
+    assert order.tolist() != list(range(len(train)))
+
+
+def test_only_the_training_part_is_shuffled(tiny, monkeypatch):
+    train, val, _ = training.split(tiny)
+    x, x_val = (training.encode_dataset(d, "thesis64") for d in (train, val))
+    x_val_before, cp_val_before = x_val.copy(), val.cp.copy()
+    calls = []
+    real = training.shuffle
+
+    def spy(n, rng):
+        calls.append(n)
+        return real(n, rng)
+
+    monkeypatch.setattr(training, "shuffle", spy)
+    model = ANN.from_topology([64, 16, 1], seed=0)
+    config = training.TrainConfig(epochs=3, batch_size=32, patience=10)
+    history = training.fit(model, (x, train.cp), (x_val, val.cp), config, progress=False)
+    assert calls == [len(train)] * 3            # one shuffle per epoch, training part only
+    np.testing.assert_array_equal(x_val, x_val_before)
+    np.testing.assert_array_equal(val.cp, cp_val_before)
+    # the recorded validation loss is the loss on the validation part in its own order
+    out = training.validate(model, x_val)
+    best = history.val_loss[history.best_epoch - 1]
+    assert np.mean((out - cp_to_target(val.cp)) ** 2) == pytest.approx(best, rel=1e-5)
+
+
+def test_training_on_a_tiny_set_lowers_the_loss(tiny):
+    config = training.TrainConfig(epochs=8, batch_size=32, lr=0.003, patience=8)
+    result = training.train_net("ann14", tiny, config, progress=False)
+    h = result.history
+    assert len(h.epoch) == 8 and h.stop_reason.startswith("maximum")
+    assert h.train_loss[-1] < 0.7 * h.train_loss[0]
+    assert min(h.val_loss) < h.val_loss[0]
+    assert result.test["positions"] > 0 and 0 <= result.test["sign_accuracy"] <= 1
+
+
+def test_stops_when_accuracy_is_acceptable_or_patience_runs_out(tiny):
+    train, val, _ = training.split(tiny)
+    data = [(training.encode_dataset(d, "thesis64"), d.cp) for d in (train, val)]
+    model = ANN.from_topology([64, 8, 1], seed=1)
+    h = training.fit(model, *data, training.TrainConfig(epochs=10, target_accuracy=0.0),
+                     progress=False)
+    assert len(h.epoch) == 1 and "acceptable" in h.stop_reason
+    # a learning rate of 0 never improves: early stopping after `patience` epochs, and
+    # the plateau rule halves the learning rate every `lr_patience` epochs on the way
+    config = training.TrainConfig(epochs=20, lr=0.0, patience=4, lr_patience=2)
+    h = training.fit(ANN.from_topology([64, 8, 1], seed=1), *data, config, progress=False)
+    assert len(h.epoch) == 5 and h.stop_reason.startswith("early stopping")
+    assert h.best_epoch == 1
+
+
+def test_save_load_round_trip_keeps_scores_and_history(tiny, tmp_path):
+    config = training.TrainConfig(epochs=2, batch_size=64)
+    result = training.train_net("cnn14", tiny, config, progress=False)
+    path = training.save_result(result, tmp_path / "cnn14.json", {"file": "tiny"})
+    loaded = NetworkEvaluator.from_file(path)
+    boards = tiny.boards()[:20]
+    expected = NetworkEvaluator(result.model, "planes14", "tanh").evaluate_batch(boards)
+    np.testing.assert_allclose(loaded.evaluate_batch(boards), expected, rtol=1e-5, atol=1e-3)
+    assert loaded.encoding == "planes14" and loaded.name == "cnn14"
+    history = training.load_history("cnn14", tmp_path)
+    assert history.epoch == [1, 2] and history.val_loss == result.history.val_loss
+
+
+def test_plot_history_draws_loss_and_accuracy():
+    matplotlib.use("Agg")
+    h = training.History()
+    for e in (1, 2, 3):
+        h.append(epoch=e, train_loss=1 / e, val_loss=1.2 / e, val_accuracy=0.5 + e / 10,
+                 val_mae_cp=300 / e, lr=1e-3, seconds=e)
+    h.best_epoch = 3
+    fig = training.plot_history(h, "ANN")
+    loss_ax, acc_ax = fig.axes
+    assert len(loss_ax.lines) == 3 and loss_ax.get_title() == "ANN loss"   # 2 curves + best
+    np.testing.assert_allclose(acc_ax.lines[0].get_ydata(), [0.6, 0.7, 0.8])
+
+
+def test_unknown_network_name_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown network 'mlp'"):
+        training.build_net("mlp")
+
+
+def test_board_never_changes_when_encoded(tiny):
+    board = chess.Board(tiny.fen[0])
+    before = board.fen()
+    NetworkEvaluator(*training.build_net("conv")).evaluate(board)
+    assert board.fen() == before
