@@ -34,8 +34,11 @@ import chess
 import numpy as np
 
 from .encoding import as_board, move_to_index, planes9_batch
-from .files import MODELS_DIR
+from .files import MODELS_DIR, read_json, write_json_atomic
+from .nn import Adam
 from .players import Player
+from .policy_value import (PolicyValueNet, load_policy_value, policy_targets,
+                           save_policy_value, train_epochs)
 
 #: Value of a position where the side to move is checkmated.
 MATE_VALUE = -1.0
@@ -331,8 +334,6 @@ _LOADED = {}
 
 def shipped_network(path=None):
     """The shipped policy-value network (loaded once per process)."""
-    from .policy_value import load_policy_value
-
     path = Path(path or DEFAULT_MODEL)
     if not path.exists():
         raise FileNotFoundError(f"network {path} does not exist; train one with "
@@ -608,7 +609,6 @@ _ADJUDICATE = {"draw": adjudicate_draw, "material": adjudicate_material}
 
 
 def _copy_net(net):
-    from .policy_value import PolicyValueNet
     twin = PolicyValueNet(net.channels, net.blocks, net.policy_k, name=net.name)
     for (_, dst, _), (_, src, _) in zip(twin.parameters(), net.parameters()):
         dst[...] = src
@@ -643,10 +643,6 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
     is the curve) or "full" (the whole game from the initial position; start from a
     bootstrapped network ``initial``).
     """
-    from .files import read_json, write_json_atomic
-    from .nn import Adam
-    from .policy_value import PolicyValueNet, load_policy_value, save_policy_value, train_epochs
-
     if kind not in DEFAULTS:
         raise ValueError(f"kind must be one of {sorted(DEFAULTS)}, not {kind!r}")
     workdir = Path(workdir)
@@ -789,9 +785,7 @@ def bootstrap(out, pgn=None, games: int = 400, every: int = 2, epochs: int = 3,
     Resumable: after each epoch the network is saved to ``out`` with the number of
     epochs done; calling again continues with the next epoch.
     """
-    from .data import DEFAULT_DATASET, DEFAULT_GAMES, load_dataset, read_games
-    from .nn import Adam
-    from .policy_value import PolicyValueNet, load_policy_value, save_policy_value, train_epochs
+    from .data import DEFAULT_DATASET, DEFAULT_GAMES, load_dataset, position_key, read_games
 
     out = Path(out)
     pgn = Path(pgn or DEFAULT_GAMES)
@@ -799,7 +793,6 @@ def bootstrap(out, pgn=None, games: int = 400, every: int = 2, epochs: int = 3,
     labels = None
     if DEFAULT_DATASET.exists():
         ds = load_dataset(DEFAULT_DATASET)
-        from .data import position_key
         labels = {position_key(f): int(cp) for f, cp in zip(ds.fen.tolist(), ds.cp.tolist())}
     # the last tenth of the games is held out to measure move-prediction accuracy
     cut = max(1, len(records) * 9 // 10)
@@ -829,8 +822,6 @@ def bootstrap(out, pgn=None, games: int = 400, every: int = 2, epochs: int = 3,
 
 def move_accuracy(net, rows, batch: int = 256) -> float:
     """How often the network's top move is the move played."""
-    from .policy_value import policy_targets
-
     hits = 0
     for start in range(0, len(rows), batch):
         part = rows[start:start + batch]
@@ -838,6 +829,60 @@ def move_accuracy(net, rows, batch: int = 256) -> float:
         pi, mask = policy_targets(part)
         hits += int(np.sum(np.argmax(np.where(mask, logits, -np.inf), 1) == np.argmax(pi, 1)))
     return hits / max(len(rows), 1)
+
+
+# ---------------------------------------------------------------------- pictures
+
+def search_svg(board: chess.Board, result: MCTSResult, top: int = 4, size: int = 320):
+    """The board with an arrow for each of the ``top`` most visited moves (the most
+    visited in green)."""
+    import chess.svg
+
+    order = np.argsort(-result.visits, kind="stable")[:top]
+    arrows = [chess.svg.Arrow(result.moves[i].from_square, result.moves[i].to_square,
+                              color="#15781B" if k == 0 else "#888888")
+              for k, i in enumerate(order)]
+    return chess.svg.board(board, arrows=arrows, size=size)
+
+
+def plot_search(board: chess.Board, result: MCTSResult, top: int = 10, axes=None):
+    """Bar charts of the visit count N and the mean value Q of the most visited moves."""
+    import matplotlib.pyplot as plt
+
+    order = np.argsort(-result.visits, kind="stable")[:top]
+    names = [board.san(result.moves[i]) for i in order]
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(9, 3))
+    axes[0].bar(names, result.visits[order], color="#4C72B0")
+    axes[0].set_title(f"visits N ({int(result.visits.sum())} simulations)")
+    axes[1].bar(names, result.q[order], color=["#55A868" if q >= 0 else "#C44E52"
+                                              for q in result.q[order]])
+    axes[1].axhline(0, color="black", lw=0.8)
+    axes[1].set_ylim(-1, 1)
+    axes[1].set_title("mean value Q for the side to move")
+    for ax in axes:
+        ax.tick_params(axis="x", rotation=45)
+    return axes
+
+
+def plot_curve(curve, axes=None, label=None, max_moves: int = 25):
+    """The endgame learning curve: mate rate, and White's moves per test start (a start
+    not mated counts as the ``max_moves`` cap, so fewer is better on both counts)."""
+    import matplotlib.pyplot as plt
+
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(9, 3))
+    its = [r["iteration"] for r in curve]
+    axes[0].plot(its, [r["mate_rate"] for r in curve], "o-", label=label)
+    axes[0].set_ylim(0, 1)
+    axes[0].set_title("mate rate on the test starts")
+    moves = [np.mean([max_moves if m is None else m for m in r["per_start"]]) for r in curve]
+    axes[1].plot(its, moves, "o-", label=label)
+    axes[1].set_title(f"moves to mate (not mated = {max_moves})")
+    for ax in axes:
+        ax.set_xlabel("self-play iteration")
+        ax.grid(alpha=0.3)
+    return axes
 
 
 # ---------------------------------------------------------------------- command line
