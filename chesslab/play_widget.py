@@ -1,0 +1,487 @@
+"""A clickable chess board made of plain ipywidgets (no JavaScript build step).
+
+Every square is a ``Button`` with stable CSS classes (``chesslab-sq chesslab-sq-e2``
+plus the marks: ``chesslab-selected``, ``chesslab-target``, ``chesslab-last``,
+``chesslab-check``), coloured by a small style sheet in an ``HTML`` widget. All the
+rules live in ``chesslab.play.GameController``; this module only draws it and runs
+the AI in a background thread, so the board says "thinking", ignores clicks, and the
+rest of the notebook stays usable while the AI searches.
+"""
+from __future__ import annotations
+
+import html
+import re
+import threading
+
+import chess
+import chess.svg
+import ipywidgets as widgets
+
+from chesslab.play import HUMAN, PROMOTION_PIECES, GameController, format_score
+
+SQUARE_PX = 46
+_GLYPHS = {p: chess.UNICODE_PIECE_SYMBOLS[chess.piece_symbol(p)] + "\ufe0e"
+           for p in chess.PIECE_TYPES}   # filled glyphs; CSS colours them
+_MARK_CLASSES = {"selected": "chesslab-selected", "target": "chesslab-target",
+                 "last": "chesslab-last", "check": "chesslab-check"}
+
+_CSS = f"""<style>
+.chesslab-sq {{ font-size: 34px !important; line-height: {SQUARE_PX - 2}px !important;
+  padding: 0 !important; margin: 0 !important; border-radius: 0 !important;
+  box-shadow: none !important; font-family: 'DejaVu Sans', sans-serif !important; }}
+.chesslab-light {{ background-color: #f0d9b5 !important; }}
+.chesslab-dark {{ background-color: #b58863 !important; }}
+.chesslab-last.chesslab-light {{ background-color: #cdd26a !important; }}
+.chesslab-last.chesslab-dark {{ background-color: #aaa23a !important; }}
+.chesslab-selected {{ background-color: #7fa650 !important; }}
+.chesslab-target {{ background-image: radial-gradient(circle, rgba(20,85,30,.55) 18%,
+  transparent 20%) !important; }}
+.chesslab-target.chesslab-occupied {{ background-image: radial-gradient(circle,
+  transparent 64%, rgba(20,85,30,.55) 66%) !important; }}
+.chesslab-check {{ background-image: radial-gradient(circle, #ff3030 0%, #e00000 30%,
+  rgba(169,0,0,0) 85%) !important; }}
+.chesslab-white-piece {{ color: #fff !important; -webkit-text-stroke: 1.2px #222;
+  text-shadow: 0 1px 1px #000; }}
+.chesslab-black-piece {{ color: #111 !important; }}
+.chesslab-thinking .chesslab-sq {{ cursor: wait !important; }}
+.chesslab-label {{ color: #666; font-size: 12px; text-align: center; }}
+.chesslab-status {{ font-weight: bold; }}
+.chesslab-note {{ color: #777; font-size: 12px; }}
+.chesslab-moves {{ font-family: monospace; max-height: 180px; overflow-y: auto; }}
+.chesslab-explain table {{ border-collapse: collapse; font-size: 12px; }}
+.chesslab-explain td {{ padding: 0 8px 0 0; }}
+</style>"""
+
+
+def _engine_names() -> list:
+    """Player names the selectors offer: built-ins, trained models, Stockfish if installed."""
+    names = ["random", "material", "pst", "minimax", "alphabeta"]
+    try:
+        from chesslab.evaluation import available_evaluators, load_evaluator
+        for name in available_evaluators():
+            if name not in names:
+                try:
+                    load_evaluator(name)
+                    names.append(name)
+                except (OSError, ValueError):
+                    pass      # a learned evaluator without its model file yet
+    except ImportError:
+        pass
+    try:
+        from chesslab.files import find_stockfish
+        if find_stockfish(required=False):
+            names += ["stockfish:1350", "stockfish:2000"]
+    except ImportError:
+        pass
+    return names
+
+
+def split_spec(spec: str):
+    """'pst:3' -> ('pst', 3, 0.0); 'pst@1s' -> ('pst', None, 1.0); 'random' -> ('random', None, 0.0)."""
+    match = re.fullmatch(r"([a-z_]+)(?::(\d+))?(?:@([\d.]+)s)?", spec)
+    if not match or spec.startswith("stockfish"):
+        return spec, None, 0.0
+    name, depth, seconds = match.groups()
+    return name, int(depth) if depth else None, float(seconds) if seconds else 0.0
+
+
+class _SideSelector(widgets.HBox):
+    """'White: [pst] depth [3] s/move [0]': a make_player spec for one side."""
+
+    def __init__(self, color, spec, names, on_change):
+        self.color = color
+        name, depth, seconds = split_spec(spec)
+        options = [HUMAN] + list(names)
+        if name not in options:
+            options.append(name)
+        small = widgets.Layout(width="120px")
+        self.name = widgets.Dropdown(options=options, value=name, layout=widgets.Layout(width="130px"))
+        self.depth = widgets.BoundedIntText(value=depth or 3, min=1, max=8, description="depth",
+                                            layout=small, style={"description_width": "40px"})
+        self.seconds = widgets.BoundedFloatText(value=seconds, min=0, max=30, step=0.5,
+                                                description="s/move", layout=small,
+                                                style={"description_width": "50px"})
+        self.seconds.tooltip = "seconds per move (0: search to the depth instead)"
+        label = widgets.Label("White" if color == chess.WHITE else "Black",
+                              layout=widgets.Layout(width="42px"))
+        super().__init__([label, self.name, self.depth, self.seconds])
+        self.add_class("chesslab-side-" + ("white" if color == chess.WHITE else "black"))
+        for w in (self.name, self.depth, self.seconds):
+            w.observe(lambda _change: on_change(self), names="value")
+
+    def spec(self) -> str:
+        name = self.name.value
+        if name in (HUMAN, "random") or ":" in name:
+            return name
+        if self.seconds.value > 0:
+            return f"{name}@{self.seconds.value:g}s"
+        return f"{name}:{self.depth.value}"
+
+    def set_enabled(self, enabled: bool) -> None:
+        for w in (self.name, self.depth, self.seconds):
+            w.disabled = not enabled
+
+
+class ChessGame(widgets.VBox):
+    """The board, its buttons and panels around one ``GameController``.
+
+    ``mode`` "play" (you against an AI) or "watch" (AI vs AI with Step / Play / Pause).
+    Methods ``click``, ``step``, ``play``, ``pause`` and ``wait`` do from code what the
+    buttons do, so a notebook or a test can drive the board.
+    """
+
+    def __init__(self, controller: GameController, *, mode: str = "play",
+                 evaluator: str = "pst", note: str | None = None, delay: float = 0.5):
+        self.controller = controller
+        self.mode = mode
+        self.thinking = False
+        self.playing = False
+        self.error = None
+        self._lock = threading.RLock()
+        self._thread = None
+        self._evaluator_cache = {}
+        self._shown_orientation = None
+
+        self.squares = {}
+        for sq in chess.SQUARES:
+            button = widgets.Button(description="\u00a0", tooltip=chess.square_name(sq),
+                                    layout=widgets.Layout(width=f"{SQUARE_PX}px",
+                                                          height=f"{SQUARE_PX}px"))
+            button.on_click(lambda _b, sq=sq: self.click(sq))
+            self.squares[sq] = button
+        self.rank_labels = [widgets.HTML(layout=widgets.Layout(width="16px")) for _ in range(8)]
+        self.file_labels = [widgets.HTML() for _ in range(8)]
+        for label in self.rank_labels + self.file_labels:
+            label.add_class("chesslab-label")
+        self.grid = widgets.GridBox(layout=widgets.Layout(
+            grid_template_columns=f"16px repeat(8, {SQUARE_PX}px)",
+            grid_template_rows=f"repeat(8, {SQUARE_PX}px) 18px", grid_gap="0px",
+            align_items="center"))
+        self.grid.add_class("chesslab-board")
+
+        self.status = widgets.HTML()
+        self.status.add_class("chesslab-status")
+        self.note = widgets.HTML(html.escape(note or ""))
+        self.note.add_class("chesslab-note")
+        self.evalbar = widgets.HTML()
+        self.evalbar.add_class("chesslab-evalbar")
+
+        self.promotion_buttons = []
+        for piece in PROMOTION_PIECES:
+            button = widgets.Button(description=_GLYPHS[piece],
+                                    tooltip=f"promote to a {chess.piece_name(piece)}",
+                                    layout=widgets.Layout(width=f"{SQUARE_PX}px",
+                                                          height=f"{SQUARE_PX}px"))
+            button.add_class("chesslab-sq")
+            button.add_class(f"chesslab-promote-{chess.piece_symbol(piece)}")
+            button.on_click(lambda _b, piece=piece: self.promote(piece))
+            self.promotion_buttons.append(button)
+        cancel = widgets.Button(description="cancel", layout=widgets.Layout(width="70px"))
+        cancel.on_click(lambda _b: self._do(self.controller.cancel_promotion))
+        self.promotion = widgets.HBox([widgets.Label("Promote to:")] + self.promotion_buttons
+                                      + [cancel])
+        self.promotion.add_class("chesslab-promotion")
+
+        def action(text, handler, css, tip):
+            button = widgets.Button(description=text, tooltip=tip,
+                                    layout=widgets.Layout(width="96px"))
+            button.add_class(css)
+            button.on_click(lambda _b: handler())
+            return button
+
+        self.new_button = action("New game", self.new_game, "chesslab-new", "start again")
+        self.undo_button = action("Undo", self.undo, "chesslab-undo",
+                                  "take back your last move and the AI's reply")
+        self.flip_button = action("Flip", self.flip, "chesslab-flip", "turn the board around")
+        self.pgn_button = action("PGN", self.toggle_pgn, "chesslab-pgn-button",
+                                 "show the game as PGN text")
+        self.resign_button = action("Resign", self.resign, "chesslab-resign",
+                                    "the side to move gives up")
+        self.step_button = action("Step", self.step, "chesslab-step", "the AI to move plays one move")
+        self.play_button = action("Play", self.play, "chesslab-play", "the AIs play on")
+        self.pause_button = action("Pause", self.pause, "chesslab-pause", "stop after this move")
+        self.speed = widgets.FloatSlider(value=delay, min=0.0, max=3.0, step=0.1,
+                                         description="pause (s)", readout_format=".1f",
+                                         layout=widgets.Layout(width="260px"))
+        self.watch_row = widgets.HBox([self.step_button, self.play_button, self.pause_button,
+                                       self.speed])
+        self.watch_row.add_class("chesslab-watch")
+
+        names = _engine_names()
+        self.sides = {c: _SideSelector(c, controller.names[c], names, self._side_changed)
+                      for c in (chess.WHITE, chess.BLACK)}
+        evaluators = [n for n in names if n not in ("random", "minimax", "alphabeta") and ":" not in n]
+        if evaluator not in evaluators:
+            evaluators.append(evaluator)
+        self.evaluator = widgets.Dropdown(options=evaluators, value=evaluator,
+                                          description="eval bar",
+                                          layout=widgets.Layout(width="200px"))
+        self.evaluator.observe(lambda _c: self._refresh(), names="value")
+
+        self.moves = widgets.HTML()
+        self.moves.add_class("chesslab-moves")
+        self.explain = widgets.HTML()
+        self.explain.add_class("chesslab-explain")
+        self.pgn = widgets.Textarea(layout=widgets.Layout(width="330px", height="160px",
+                                                          display="none"))
+        self.pgn.add_class("chesslab-pgn")
+
+        board_column = widgets.VBox([
+            self.status, self.note,
+            widgets.HBox([self.evalbar, self.grid]),
+            self.promotion,
+            widgets.HBox([self.new_button, self.undo_button, self.flip_button,
+                          self.pgn_button, self.resign_button]),
+            self.watch_row])
+        side_column = widgets.VBox([
+            self.sides[chess.WHITE], self.sides[chess.BLACK], self.evaluator,
+            widgets.HTML("<b>Moves</b>"), self.moves, self.explain, self.pgn],
+            layout=widgets.Layout(margin="0 0 0 16px", width="420px"))
+        super().__init__([widgets.HTML(_CSS), widgets.HBox([board_column, side_column])])
+        self.add_class("chesslab-game")
+        self._refresh()
+        self._start_ai()
+
+    def __repr__(self):
+        c = self.controller
+        if self.mode == "play":
+            who = {color: "you" if c.is_human(color) else "AI" for color in (True, False)}
+        else:
+            who = c.names
+        return f"ChessGame({self.mode}: White {who[True]}, Black {who[False]})"
+
+    # ------------------------------------------------------------ user actions
+    def click(self, square):
+        """A click on a square (ignored while the AI thinks)."""
+        with self._lock:
+            if self.thinking:
+                return "ignored"
+            result = self.controller.click(square)
+            self._refresh()
+        if result == "moved":
+            self._start_ai()
+        return result
+
+    def promote(self, piece):
+        with self._lock:
+            if self.thinking or self.controller.pending_promotion is None:
+                return "ignored"
+            result = self.controller.promote(piece)
+            self._refresh()
+        self._start_ai()
+        return result
+
+    def new_game(self):
+        self._do(self.controller.new_game)
+        self.explain.value = ""
+        self._start_ai()
+
+    def undo(self):
+        self._do(self.controller.undo)
+        self._start_ai()
+
+    def resign(self):
+        self._do(self.controller.resign)
+
+    def flip(self):
+        self._do(self.controller.flip, busy_ok=True)
+
+    def toggle_pgn(self):
+        shown = self.pgn.layout.display != "none"
+        self.pgn.value = self.controller.pgn()
+        self.pgn.layout.display = "none" if shown else "flex"
+
+    def step(self):
+        """The AI to move plays one move (in the background)."""
+        self._start_ai(manual=True)
+
+    def play(self):
+        """The AIs play on, one move per pause, until Pause or the end."""
+        self.playing = True
+        self._start_ai(loop=True, manual=True)
+
+    def pause(self):
+        self.playing = False
+        self._refresh()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the AI has finished thinking (for notebooks and tests)."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+        return not self.thinking
+
+    def _do(self, func, busy_ok=False):
+        with self._lock:
+            if self.thinking and not busy_ok:
+                return
+            self.error = None
+            func()
+            self._refresh()
+
+    def _side_changed(self, selector):
+        with self._lock:
+            if self.thinking:
+                return
+            try:
+                self.controller.set_player(selector.color, selector.spec())
+                self.error = None
+            except Exception as exc:          # a bad spec or a missing model file
+                self.error = f"{type(exc).__name__}: {exc}"
+            self._refresh()
+        self._start_ai()
+
+    # ------------------------------------------------------------ the AI thread
+    def _start_ai(self, loop=False, manual=False):
+        """Let the AI to move think in a thread. In AI vs AI ("watch") nothing moves by
+        itself: only Step and Play (``manual``) start it."""
+        with self._lock:
+            if self.thinking or not self.controller.ai_to_move:
+                return
+            if self.mode == "watch" and not manual:
+                return
+            self.thinking = True
+            self._refresh()
+            self._thread = threading.Thread(target=self._worker, args=(loop,), daemon=True)
+            self._thread.start()
+
+    def _worker(self, loop):
+        while True:
+            generation = self.controller.generation
+            try:
+                decision, error = self.controller.think(), None
+            except Exception as exc:
+                decision, error = None, f"{type(exc).__name__}: {exc}"
+            with self._lock:
+                if decision is not None and generation == self.controller.generation:
+                    self.controller.apply(decision)
+                self.error = error
+                more = loop and self.playing and error is None and self.controller.ai_to_move
+                self.thinking = more
+                self.playing = self.playing and more
+                self._refresh()
+            if not more:
+                return
+            stop = threading.Event()
+            stop.wait(self.speed.value)
+            with self._lock:
+                if not (self.playing and self.controller.ai_to_move):
+                    self.thinking = self.playing = False
+                    self._refresh()
+                    return
+
+    # ------------------------------------------------------------ drawing
+    def _refresh(self):
+        c = self.controller
+        board = c.board
+        if self._shown_orientation != c.orientation:
+            self._layout_grid(c.orientation)
+        marks = c.square_marks()
+        for sq, button in self.squares.items():
+            piece = board.piece_at(sq)
+            light = (chess.square_file(sq) + chess.square_rank(sq)) % 2 == 1
+            classes = ["chesslab-sq", f"chesslab-sq-{chess.square_name(sq)}",
+                       "chesslab-light" if light else "chesslab-dark"]
+            classes += [_MARK_CLASSES[m] for m in sorted(marks[sq])]
+            if piece is not None:
+                classes += ["chesslab-occupied", "chesslab-white-piece" if piece.color
+                            else "chesslab-black-piece"]
+            # An empty description does not clear a Button's text in the browser.
+            description = _GLYPHS[piece.piece_type] if piece else "\u00a0"
+            if button.description != description:
+                button.description = description
+            if tuple(button._dom_classes) != tuple(classes):
+                button._dom_classes = tuple(classes)
+        self._set_class(self, "chesslab-thinking", self.thinking)
+
+        if self.error:
+            status = f'<span style="color:#b00">{html.escape(self.error)}</span>'
+        elif self.thinking and c.ai_to_move:
+            side = "White" if board.turn == chess.WHITE else "Black"
+            status = f"{side} ({html.escape(c.names[board.turn])}) is thinking\u2026"
+        else:
+            status = html.escape(c.status())
+        self.status.value = status
+        self.promotion.layout.display = "flex" if c.pending_promotion else "none"
+        busy = self.thinking
+        for button in (self.new_button, self.undo_button, self.step_button, self.play_button):
+            button.disabled = busy
+        self.pause_button.disabled = not self.playing
+        self.resign_button.disabled = busy or c.over is not None
+        for selector in self.sides.values():
+            selector.set_enabled(not busy)
+        no_human = not (c.is_human(chess.WHITE) or c.is_human(chess.BLACK))
+        self.watch_row.layout.display = "flex" if (self.mode == "watch" or no_human) else "none"
+        self.moves.value = "".join(f"<div>{html.escape(row)}</div>" for row in c.move_rows())
+        self.evalbar.value = self._evalbar_html()
+        decision = c.last_decision
+        self.explain.value = explanation_html(decision, c.orientation) if decision else ""
+        if self.pgn.layout.display != "none":
+            self.pgn.value = c.pgn()
+
+    @staticmethod
+    def _set_class(widget, name, on):
+        if on and name not in widget._dom_classes:
+            widget.add_class(name)
+        elif not on and name in widget._dom_classes:
+            widget.remove_class(name)
+
+    def _layout_grid(self, orientation):
+        children = []
+        for row in range(8):
+            rank = 7 - row if orientation == chess.WHITE else row
+            self.rank_labels[row].value = str(rank + 1)
+            children.append(self.rank_labels[row])
+            for col in range(8):
+                file = col if orientation == chess.WHITE else 7 - col
+                children.append(self.squares[chess.square(file, rank)])
+        children.append(widgets.HTML())
+        for col, label in enumerate(self.file_labels):
+            label.value = chess.FILE_NAMES[col if orientation == chess.WHITE else 7 - col]
+            children.append(label)
+        self.grid.children = children
+        self._shown_orientation = orientation
+
+    def _evalbar_html(self):
+        c = self.controller
+        end = c.over
+        if end is not None:
+            cp = {"1-0": 10000, "0-1": -10000}.get(end.result, 0)
+        else:
+            name = self.evaluator.value
+            try:
+                if name not in self._evaluator_cache:
+                    from chesslab.evaluation import load_evaluator
+                    self._evaluator_cache[name] = load_evaluator(name)
+                cp = float(self._evaluator_cache[name].evaluate(c.board))
+            except Exception as exc:
+                return f'<div title="{html.escape(str(exc))}">no eval</div>'
+        white = white_share(cp)
+        height = 8 * SQUARE_PX
+        edge = "bottom" if c.orientation == chess.WHITE else "top"
+        return (f'<div style="width:16px;height:{height}px;background:#404040;position:relative;'
+                f'border:1px solid #888" title="{self.evaluator.value}: {format_score(cp)}">'
+                f'<div style="position:absolute;{edge}:0;width:100%;height:{100 * white:.1f}%;'
+                f'background:#f4f4f4"></div></div>'
+                f'<div style="font-size:11px">{format_score(cp)}</div>')
+
+
+def white_share(cp: float) -> float:
+    """Share of the bar that is White's: an Elo-like curve, 0.5 at equality."""
+    cp = max(-4000.0, min(4000.0, cp))
+    return 1.0 / (1.0 + 10 ** (-cp / 400))
+
+
+def explanation_html(decision, orientation=chess.WHITE) -> str:
+    """Why the AI moved: top candidates with scores, and its expected line as arrows."""
+    rows = "".join(
+        f"<tr><td>{'<b>' if move == decision.move else ''}{html.escape(san)}"
+        f"{'</b>' if move == decision.move else ''}</td><td>{format_score(score)}</td></tr>"
+        for move, san, score in decision.candidates)
+    table = (f"<table><tr><td><i>candidate</i></td><td><i>score (White)</i></td></tr>"
+             f"{rows}</table>") if rows else ""
+    pv = " ".join(decision.pv_san)
+    return (f"<div><b>Why {html.escape(decision.san)}?</b> {html.escape(decision.summary())}"
+            f" ({decision.seconds:.1f} s)</div>{table}"
+            f"<div>expected line: {html.escape(pv)}</div>"
+            f"<div>{decision.svg(orientation)}</div>")
