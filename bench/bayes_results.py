@@ -60,10 +60,11 @@ def feature_selection(X_train, y_train, game_ids, X_test, y_test, seed):
     """Which features earn their place? Drop-one on the test games, and a greedy
     forward selection judged on validation games carved out of the training games."""
     everything = list(range(X_train.shape[1]))
-    drop_one = [{"feature": FEATURE_NAMES[j],
-                 **{k: v for k, v in nb_row("", X_train[:, cols], y_train, X_test[:, cols],
-                                            y_test).items() if k != "model"}}
-                for j in everything for cols in [[k for k in everything if k != j]]]
+    drop_one = []
+    for j in everything:
+        cols = [k for k in everything if k != j]
+        row = nb_row(FEATURE_NAMES[j], X_train[:, cols], y_train, X_test[:, cols], y_test)
+        drop_one.append({"feature": row.pop("model"), **row})
     fit_rows, val_rows = bayes.split_games(game_ids, 0.25, seed + 1)
     chosen, best = [], math.inf
     while len(chosen) < len(everything):
