@@ -27,6 +27,9 @@ def atomic_path(path, suffix: str = ""):
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or ".tmp",
                                dir=path.parent)
     os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)      # mkstemp makes 0600; give the usual file mode
     try:
         yield Path(tmp)
         os.replace(tmp, path)
