@@ -25,8 +25,10 @@ from chesslab.encoding import as_board
 HUMAN = "human"
 #: Promotion choices, most useful first (the picker shows them in this order).
 PROMOTION_PIECES = (chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
-#: The thesis AI (CNN evaluation, depth 3) and what plays when no CNN is trained yet.
-THESIS_AI = "cnn:3"
+#: The thesis AI (CNN evaluation, depth 3), capped at one second a move so that a
+#: reply comes in about a second even in sharp positions; and what plays when no CNN
+#: is trained yet.
+THESIS_AI = "cnn:3@1s"
 FALLBACK_AI = "pst@1s"
 
 
@@ -65,7 +67,8 @@ def player_name(player, spec=None) -> str:
 
 
 def default_ai(seed: int = 0):
-    """(spec, note): the thesis CNN at depth 3 if its model exists, else pst, 1 s a move."""
+    """(spec, note): the thesis CNN at depth 3 (at most 1 s) if its model exists, else
+    pst with 1 s a move and a note saying why."""
     try:
         make_player(THESIS_AI, seed=seed)
         return THESIS_AI, None
@@ -508,8 +511,9 @@ def play_vs_ai(ai=None, human: str = "white", *, fen=None, seed: int = 0,
                evaluator: str = "pst"):
     """You against an AI on a clickable board (the thesis: you play White, first).
 
-    ``ai`` is a make_player spec or player; the default is the thesis CNN at depth 3
-    when its model is trained, else ``FALLBACK_AI`` (the status line says which).
+    ``ai`` is a make_player spec or player; the default is ``THESIS_AI`` (the CNN at
+    depth 3, at most a second a move) when its model is trained, else ``FALLBACK_AI``
+    (the line under the status says so).
     """
     from chesslab.play_widget import ChessGame
     note = None

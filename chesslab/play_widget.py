@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 import threading
+import time
 
 import chess
 import chess.svg
@@ -76,8 +77,11 @@ def _engine_names() -> list:
     return names
 
 
+_MAX_DEPTH = 8
+
+
 def split_spec(spec: str):
-    """'pst:3' -> ('pst', 3, 0.0); 'pst@1s' -> ('pst', None, 1.0); 'random' -> ('random', None, 0.0)."""
+    """'pst:3@1s' -> ('pst', 3, 1.0); 'pst@1s' -> ('pst', None, 1.0); 'random' -> ('random', None, 0.0)."""
     match = re.fullmatch(r"([a-z_]+)(?::(\d+))?(?:@([\d.]+)s)?", spec)
     if not match or spec.startswith("stockfish"):
         return spec, None, 0.0
@@ -96,12 +100,15 @@ class _SideSelector(widgets.HBox):
             options.append(name)
         small = widgets.Layout(width="120px")
         self.name = widgets.Dropdown(options=options, value=name, layout=widgets.Layout(width="130px"))
-        self.depth = widgets.BoundedIntText(value=depth or 3, min=1, max=8, description="depth",
+        if depth is None:
+            depth = _MAX_DEPTH if seconds else 3
+        self.depth = widgets.BoundedIntText(value=depth, min=1, max=_MAX_DEPTH, description="depth",
                                             layout=small, style={"description_width": "40px"})
+        self.depth.tooltip = "the deepest the search goes (plies)"
         self.seconds = widgets.BoundedFloatText(value=seconds, min=0, max=30, step=0.5,
                                                 description="s/move", layout=small,
                                                 style={"description_width": "50px"})
-        self.seconds.tooltip = "seconds per move (0: search to the depth instead)"
+        self.seconds.tooltip = "at most this many seconds per move (0: no limit)"
         label = widgets.Label("White" if color == chess.WHITE else "Black",
                               layout=widgets.Layout(width="42px"))
         super().__init__([label, self.name, self.depth, self.seconds])
@@ -113,9 +120,8 @@ class _SideSelector(widgets.HBox):
         name = self.name.value
         if name in (HUMAN, "random") or ":" in name:
             return name
-        if self.seconds.value > 0:
-            return f"{name}@{self.seconds.value:g}s"
-        return f"{name}:{self.depth.value}"
+        limit = f"@{self.seconds.value:g}s" if self.seconds.value > 0 else ""
+        return f"{name}:{self.depth.value}{limit}"
 
     def set_enabled(self, enabled: bool) -> None:
         for w in (self.name, self.depth, self.seconds):
@@ -125,7 +131,8 @@ class _SideSelector(widgets.HBox):
 class ChessGame(widgets.VBox):
     """The board, its buttons and panels around one ``GameController``.
 
-    ``mode`` "play" (you against an AI) or "watch" (AI vs AI with Step / Play / Pause).
+    ``mode`` names the game ("play": you against an AI, "watch": AI vs AI). The AI
+    answers a human at once; with no human on the board, Step / Play / Pause appear.
     Methods ``click``, ``step``, ``play``, ``pause`` and ``wait`` do from code what the
     buttons do, so a notebook or a test can drive the board.
     """
@@ -273,7 +280,6 @@ class ChessGame(widgets.VBox):
 
     def new_game(self):
         self._do(self.controller.new_game)
-        self.explain.value = ""
         self._start_ai()
 
     def undo(self):
@@ -333,12 +339,13 @@ class ChessGame(widgets.VBox):
 
     # ------------------------------------------------------------ the AI thread
     def _start_ai(self, loop=False, manual=False):
-        """Let the AI to move think in a thread. In AI vs AI ("watch") nothing moves by
-        itself: only Step and Play (``manual``) start it."""
+        """Let the AI to move think in a thread. The AI answers a human by itself; when
+        no human plays, only Step and Play (``manual``) start it."""
+        c = self.controller
         with self._lock:
-            if self.thinking or not self.controller.ai_to_move:
+            if self.thinking or not c.ai_to_move:
                 return
-            if self.mode == "watch" and not manual:
+            if not manual and not (c.is_human(chess.WHITE) or c.is_human(chess.BLACK)):
                 return
             self.thinking = True
             self._refresh()
@@ -362,8 +369,7 @@ class ChessGame(widgets.VBox):
                 self._refresh()
             if not more:
                 return
-            stop = threading.Event()
-            stop.wait(self.speed.value)
+            time.sleep(self.speed.value)
             with self._lock:
                 if not (self.playing and self.controller.ai_to_move):
                     self.thinking = self.playing = False
@@ -411,7 +417,7 @@ class ChessGame(widgets.VBox):
         for selector in self.sides.values():
             selector.set_enabled(not busy)
         no_human = not (c.is_human(chess.WHITE) or c.is_human(chess.BLACK))
-        self.watch_row.layout.display = "flex" if (self.mode == "watch" or no_human) else "none"
+        self.watch_row.layout.display = "flex" if no_human else "none"
         self.moves.value = "".join(f"<div>{html.escape(row)}</div>" for row in c.move_rows())
         self.evalbar.value = self._evalbar_html()
         decision = c.last_decision

@@ -362,6 +362,20 @@ def test_the_default_ai_falls_back_when_no_cnn_is_trained(monkeypatch):
     assert play.default_ai() == (play.THESIS_AI, None)
 
 
+def test_side_selector_builds_specs(widget_module):
+    assert widget_module.split_spec("cnn:3@1s") == ("cnn", 3, 1.0)
+    assert widget_module.split_spec("pst@0.5s") == ("pst", None, 0.5)
+    assert widget_module.split_spec("stockfish:1350") == ("stockfish:1350", None, 0.0)
+    seen = []
+    side = widget_module._SideSelector(chess.BLACK, "pst@1s", ["pst", "material"], seen.append)
+    assert side.spec() == "pst:8@1s"                     # time-limited: depth at its maximum
+    side.seconds.value = 0
+    side.depth.value = 2
+    assert side.spec() == "pst:2" and seen[-1] is side
+    side.name.value = "human"
+    assert side.spec() == "human"
+
+
 def test_format_score_in_pawns():
     assert play.format_score(35) == "+0.35" and play.format_score(-120.0) == "-1.20"
     assert play.format_score(float("inf")) == "+mate" and play.format_score(None) == "?"
@@ -434,6 +448,13 @@ def test_widget_ai_vs_ai_moves_only_on_step_or_play(widget_module):
     game.wait(10)
     assert game.controller.over.reason == "adjudication after 6 plies" and not game.thinking
     assert "ChessGame(watch: White first, Black first)" == repr(game)
+
+
+def test_widget_ai_opens_when_you_play_black(widget_module):
+    game = widget_module.ChessGame(GameController(FirstMove(), "human"))
+    assert game.wait(5) and game.controller.san_moves() == ["a3"]
+    assert game.grid.children[1] is game.squares[chess.H1]             # Black at the bottom
+    assert game.watch_row.layout.display == "none"
 
 
 def test_widget_shows_an_ai_error_on_the_status_line(widget_module):

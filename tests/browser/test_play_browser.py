@@ -36,22 +36,24 @@ pytestmark = pytest.mark.browser
 
 
 def _chromium():
-    return os.environ.get("CHESSLAB_CHROMIUM") or shutil.which("chromium") or (
-        "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+    """The Chromium binary: $CHESSLAB_CHROMIUM, else chromium on PATH or /usr/bin/chromium."""
+    for path in (os.environ.get("CHESSLAB_CHROMIUM"), shutil.which("chromium"),
+                 "/usr/bin/chromium"):
+        if path and Path(path).is_file():
+            return path
+    return None
 
 
 def _missing():
+    """Why the browser test cannot run here (None when it can)."""
     try:
+        import jupyterlab  # noqa: F401
         import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (python -m pip install playwright==1.65.2)"
+    except ImportError as exc:
+        return (f"{exc.name} is not installed; for this test: python -m pip install "
+                f"playwright==1.65.2 (and apt-get install chromium)")
     if _chromium() is None:
-        return "chromium is not installed (apt-get install chromium); set CHESSLAB_CHROMIUM"
-    if shutil.which("jupyter-lab", path=str(Path(sys.executable).parent)) is None:
-        try:
-            import jupyterlab  # noqa: F401
-        except ImportError:
-            return "jupyterlab is not installed"
+        return "chromium is not installed (apt-get install chromium, or set CHESSLAB_CHROMIUM)"
     return None
 
 
