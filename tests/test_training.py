@@ -111,7 +111,7 @@ def test_only_the_training_part_is_shuffled(tiny, monkeypatch):
 
 def test_training_on_a_tiny_set_lowers_the_loss(tiny):
     config = training.TrainConfig(epochs=8, batch_size=32, lr=0.003, patience=8)
-    result = training.train_net("ann14", tiny, config, progress=False)
+    result = training.train_net("ann", tiny, config, progress=False)
     h = result.history
     assert len(h.epoch) == 8 and h.stop_reason.startswith("maximum")
     assert h.train_loss[-1] < 0.7 * h.train_loss[0]
@@ -136,14 +136,14 @@ def test_stops_when_accuracy_is_acceptable_or_patience_runs_out(tiny):
 
 def test_save_load_round_trip_keeps_scores_and_history(tiny, tmp_path):
     config = training.TrainConfig(epochs=2, batch_size=64)
-    result = training.train_net("cnn14", tiny, config, progress=False)
-    path = training.save_result(result, tmp_path / "cnn14.json", {"file": "tiny"})
+    result = training.train_net("cnn", tiny, config, progress=False)
+    path = training.save_result(result, tmp_path / "cnn.json", {"file": "tiny"})
     loaded = NetworkEvaluator.from_file(path)
     boards = tiny.boards()[:20]
     expected = NetworkEvaluator(result.model, "planes14", "tanh").evaluate_batch(boards)
     np.testing.assert_allclose(loaded.evaluate_batch(boards), expected, rtol=1e-5, atol=1e-3)
-    assert loaded.encoding == "planes14" and loaded.name == "cnn14"
-    history = training.load_history("cnn14", tmp_path)
+    assert loaded.encoding == "planes14" and loaded.name == "cnn"
+    history = training.load_history("cnn", tmp_path)
     assert history.epoch == [1, 2] and history.val_loss == result.history.val_loss
 
 
