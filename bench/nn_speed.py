@@ -21,15 +21,19 @@ import sys
 import time
 
 
-def _best_time(fn, number, repeat=5):
-    fn()
-    fn()
-    best = float("inf")
+def _best_times(fns, number, repeat=5):
+    """Best time per call of each function; rounds alternate between the functions so a
+    busy machine slows all of them alike."""
+    best = [float("inf")] * len(fns)
+    for fn in fns:
+        fn()
+        fn()
     for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - start) / number)
+        for i, fn in enumerate(fns):
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            best[i] = min(best[i], (time.perf_counter() - start) / number)
     return best
 
 
@@ -79,17 +83,14 @@ def measure(threads, quick=False, use_torch=True):
         x256 = rng.standard_normal((256,) + shape).astype(np.float32)
         y256 = rng.uniform(size=(256, 1)).astype(np.float32)
         x1 = x256[:1].copy()
-        n_train = max(2, int((10 if heavy else 100) * scale))
-        n_inf = max(2, int((20 if heavy else 200) * scale))
+        n_train = max(2, int((5 if heavy else 50) * scale))
+        n_inf = max(2, int((10 if heavy else 100) * scale))
 
         net = _ours(name)
         opt = nn.Adam(lr=1e-3)
-        ours = {"train step, batch 256":
-                _best_time(lambda: nn.train_step(net, opt, x256, y256), n_train)}
-        net.eval()
-        ours["inference, batch 1"] = _best_time(lambda: net.forward(x1), n_inf * 5)
-        ours["inference, batch 256"] = _best_time(lambda: net.forward(x256), n_inf)
-
+        ours = {"train step, batch 256": lambda: nn.train_step(net, opt, x256, y256),
+                "inference, batch 1": lambda: net.forward(x1),
+                "inference, batch 256": lambda: net.forward(x256)}
         theirs = {}
         if torch is not None:
             tnet = _torch_net(name)
@@ -106,12 +107,17 @@ def measure(threads, quick=False, use_torch=True):
                 with torch.no_grad():
                     tnet(batch)
 
-            theirs["train step, batch 256"] = _best_time(tstep, n_train)
-            tnet.eval()
-            theirs["inference, batch 1"] = _best_time(lambda: tinfer(tx1), n_inf * 5)
-            theirs["inference, batch 256"] = _best_time(lambda: tinfer(tx), n_inf)
-        for what, seconds in ours.items():
-            rows.append((name, what, seconds, theirs.get(what)))
+            theirs = {"train step, batch 256": tstep, "inference, batch 1": lambda: tinfer(tx1),
+                      "inference, batch 256": lambda: tinfer(tx)}
+        for what in ours:
+            if what.startswith("inference"):    # eval mode: no caches, batch-norm statistics
+                net.eval()
+                if torch is not None:
+                    tnet.eval()
+            number = n_inf * 5 if what.endswith(" 1") else (n_inf if "inference" in what else n_train)
+            fns = [ours[what]] + ([theirs[what]] if what in theirs else [])
+            times = _best_times(fns, number)
+            rows.append((name, what, times[0], times[1] if len(times) > 1 else None))
     return rows, torch is not None
 
 

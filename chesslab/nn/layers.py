@@ -236,10 +236,13 @@ class Conv2D(Layer):
         n, c, h, w = self._in_shape
         k, s, p = self.kernel_size, self.stride, self.padding
         g = np.ascontiguousarray(grad_out).reshape(n, self.out_channels, -1)
-        # dL/dW = sum over samples and positions of (gradient x column)
-        self.grads = {"W": np.einsum("nop,nkp->ok", g, cols, optimize=True).reshape(
-                          self.params["W"].shape),
-                      "b": g.sum(axis=(0, 2))}
+        # dL/dW = sum over samples and positions of (gradient x column): one product per
+        # sample then a sum is fastest for small layers, einsum's single product for big ones
+        if g.size * cols.shape[1] < 2 ** 22:
+            grad_w = np.matmul(g, cols.transpose(0, 2, 1)).sum(axis=0)
+        else:
+            grad_w = np.einsum("nop,nkp->ok", g, cols, optimize=True)
+        self.grads = {"W": grad_w.reshape(self.params["W"].shape), "b": g.sum(axis=(0, 2))}
         if not input_grad:
             return None
         weight = self.params["W"]
@@ -276,8 +279,7 @@ class MaxPool2D(Layer):
         super().__init__()
         self.size, self.stride = int(size), int(stride or size)
         self.ceil_mode = bool(ceil_mode)
-        self._geometry = {}
-        self._arg = None
+        self._arg = self._buffer = None
 
     def config(self):
         return {"type": "MaxPool2D", "size": self.size, "stride": self.stride,
@@ -301,41 +303,45 @@ class MaxPool2D(Layer):
                                  f"use ceil_mode=True or a smaller window")
         return out
 
-    def _geometry_for(self, h, w):
-        geo = self._geometry.get((h, w))
-        if geo is None:
-            k, s = self.size, self.stride
-            ho, wo = self.out_size(h), self.out_size(w)
-            hp, wp = max(h, (ho - 1) * s + k), max(w, (wo - 1) * s + k)
-            rr, cc, ii, jj = np.ix_(range(ho), range(wo), range(k), range(k))
-            index = ((rr * s + ii) * wp + cc * s + jj).reshape(ho * wo, k * k)
-            geo = self._geometry[(h, w)] = (ho, wo, hp, wp, index)
-        return geo
+    def _cells(self, ho, wo):
+        """(cell number, rows slice, cols slice) of every window cell, all windows at once."""
+        k, s = self.size, self.stride
+        return [(i * k + j, slice(i, i + s * (ho - 1) + 1, s), slice(j, j + s * (wo - 1) + 1, s))
+                for i in range(k) for j in range(k)]
 
     def forward(self, x):
+        # Work in (H, W, N*C) layout: every operation below then runs over all samples and
+        # channels at once, and a window cell is just a strided slice.
         n, c, h, w = x.shape
-        ho, wo, hp, wp, index = self._geometry_for(h, w)
-        if (hp, wp) != (h, w):
-            xp = np.full((n, c, hp, wp), -np.inf, x.dtype)
-            xp[:, :, :h, :w] = x
-        else:
-            xp = x
-        windows = np.take(xp.reshape(n, c, -1), index, axis=2)    # (N, C, Ho*Wo, k*k)
-        arg = windows.argmax(axis=3)
-        out = np.take_along_axis(windows, arg[..., None], axis=3)
+        ho, wo = self.out_size(h), self.out_size(w)
+        hp, wp = max(h, (ho - 1) * self.stride + self.size), max(w, (wo - 1) * self.stride + self.size)
+        xt = self._buffer
+        if xt is None or xt.shape != (hp, wp, n * c) or xt.dtype != x.dtype:
+            xt = self._buffer = np.full((hp, wp, n * c), -np.inf, x.dtype)
+        xt[:h, :w] = x.reshape(n * c, h * w).T.reshape(h, w, n * c)   # -inf border stays
+        out = arg = None
+        for cell, rows, cols in self._cells(ho, wo):
+            view = xt[rows, cols]
+            if out is None:
+                out = view.copy()
+                arg = np.zeros(out.shape, np.int16) if self.training else None
+                continue
+            if self.training:      # strict >: on ties the earlier cell keeps the gradient
+                arg[view > out] = cell
+            np.maximum(out, view, out=out)
         if self.training:
             self._arg, self._shapes = arg, (x.shape, hp, wp)
-        return out.reshape(n, c, ho, wo)
+        return out.reshape(ho * wo, n * c).T.reshape(n, c, ho, wo)
 
     def backward(self, grad_out, input_grad=True):
         arg = self._need_cache("_arg")
         (n, c, h, w), hp, wp = self._shapes
-        index = self._geometry_for(h, w)[4]
-        pos = index[np.arange(index.shape[0]), arg]                # (N, C, Ho*Wo)
-        flat = pos + (np.arange(n * c) * (hp * wp)).reshape(n, c, 1)
-        # bincount adds up gradients that land on the same cell (overlapping windows)
-        gx = np.bincount(flat.ravel(), weights=grad_out.ravel(), minlength=n * c * hp * wp)
-        return gx.astype(grad_out.dtype).reshape(n, c, hp, wp)[:, :, :h, :w]
+        ho, wo = arg.shape[:2]
+        g = grad_out.reshape(n * c, ho * wo).T.reshape(ho, wo, n * c)
+        gx = np.zeros((hp, wp, n * c), grad_out.dtype)
+        for cell, rows, cols in self._cells(ho, wo):
+            gx[rows, cols] += np.where(arg == cell, g, 0)
+        return np.ascontiguousarray(gx[:h, :w].reshape(h * w, n * c).T).reshape(n, c, h, w)
 
 
 # ----------------------------------------------------------------------------- activations
