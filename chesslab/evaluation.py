@@ -209,7 +209,7 @@ LEARNED = {
     "cnn": "notebook 05 (or `python -m chesslab train cnn`)",
     "conv": "`python -m chesslab train conv`",
     "residual": "`python -m chesslab train residual`",
-    "bayes": "notebook 09 (or `python -m chesslab train bayes`)",
+    "bayes": "`python bench/bayes_results.py` (notebook 09 trains a small one)",
 }
 
 
