@@ -370,6 +370,10 @@ def figure_registry():
         "planes9": (lambda: planes9_figure(example_position(),
                                            "planes9: Giuoco Piano after 8...d5 (White to move)"),
                     "The actor-critic's 9 input planes of the same position."),
+        "training_curves": (training_curves_figure, "ANN vs CNN training curves: the "
+                            "thesis pipeline on the same data."),
+        "accuracy_table": (accuracy_table_figure, "Accuracy of every evaluator on the same "
+                           "test split."),
         "depth_cost": (depth_cost_figure, "Decision time and positions visited vs the "
                        "depth limit: minimax, alpha-beta and the full search."),
         "tournament": (tournament_figure, "Round robin between the evaluators."),
@@ -511,5 +515,68 @@ def tournament_figure(data=None):
     ax.set_title(f"Score of the row player (mean in brackets); {data['games_per_pair']} "
                  f"games per pair", fontsize=9)
     fig.colorbar(image, ax=ax, fraction=0.04)
+    fig.tight_layout()
+    return fig
+
+
+# --- the training figures (from the shipped model files and results table) -------------
+_CURVE_NETS = (("ann64", "thesis ANN, 64 numbers"), ("cnn64", "thesis CNN, 64 numbers"),
+               ("ann", "thesis ANN layers, 14 planes"), ("cnn", "thesis CNN layers, 14 planes"))
+
+
+def training_curves_figure(names=_CURVE_NETS):
+    """ANN vs CNN trained by the same pipeline on the same data: validation loss and
+    accuracy per epoch, read from the training history stored in each model file."""
+    from .training import load_history
+    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(9.5, 3.6))
+    drawn = 0
+    for i, (name, label) in enumerate(names):
+        try:
+            history = load_history(name)
+        except FileNotFoundError:
+            continue
+        style = "-" if "64" in name else "--"
+        color = "#2980b9" if name.startswith("ann") else "#c0392b"
+        ax_loss.plot(history.epoch, history.val_loss, style, color=color, label=label)
+        ax_acc.plot(history.epoch, history.val_accuracy, style, color=color, label=label)
+        drawn += 1
+    if not drawn:
+        raise FileNotFoundError("no trained ANN/CNN model files in data/models; train them "
+                                "with `python -m chesslab train all`")
+    ax_loss.set(xlabel="epoch", ylabel="validation MSE (scaled target)",
+                title="validation loss")
+    ax_acc.set(xlabel="epoch", ylabel="sign accuracy", title="validation accuracy")
+    for ax in (ax_loss, ax_acc):
+        ax.grid(alpha=0.3)
+    ax_acc.legend(fontsize=7)
+    fig.suptitle("ANN vs CNN: the same pipeline on the same data", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def accuracy_table_figure(table=None):
+    """The evaluators' accuracy table on the test split, drawn as a table."""
+    table = table or read_results("evaluators", "python -m chesslab evaluate-models")
+    header = ["evaluator", "test MAE (cp)", "correlation", "sign accuracy", "parameters"]
+    rows = [[r["evaluator"], f"{r['test']['mae_cp']:.0f}", f"{r['test']['correlation']:.3f}",
+             f"{r['test']['sign_accuracy']:.3f}", f"{r['parameters']:,}"]
+            for r in table["rows"]]
+    fig, ax = plt.subplots(figsize=(6.6, 0.32 * len(rows) + 1.0))
+    ax.axis("off")
+    cells = ax.table(cellText=rows, colLabels=header, loc="center", cellLoc="center")
+    cells.scale(1, 1.3)
+    cells.set_fontsize(9)
+    best = {c: max(range(len(rows)), key=lambda i: float(rows[i][c]) * (-1 if c == 1 else 1))
+            for c in (1, 2, 3)}
+    for (r, c), cell in cells.get_celld().items():
+        if r == 0:
+            cell.set_text_props(weight="bold")
+            cell.set_facecolor("0.9")
+        elif best.get(c) == r - 1:
+            cell.set_facecolor("#d9ead3")
+    n = table["rows"][0]["test"]["positions"]
+    ax.set_title(f"Evaluators on the same test split ({n:,} positions)\nsign accuracy: the "
+                 f"same side better as Stockfish says, where |cp| > "
+                 f"{table['sign_margin_cp']}; best in green", fontsize=9)
     fig.tight_layout()
     return fig
