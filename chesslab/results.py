@@ -118,7 +118,7 @@ def _cli_depth_cost(args):
 
 def _cli_tournament(args):
     data = run_tournament(args.players, games=args.games, seed=args.seed,
-                          progress=not args.quiet)
+                          max_plies=args.max_plies, progress=not args.quiet)
     path = write_json_atomic(RESULTS_DIR / "tournament.json", data, indent=1)
     players, matrix = score_matrix(data)
     for p, row in zip(players, matrix):
@@ -139,6 +139,8 @@ def register_cli(subparsers):
     q = sub.add_parser("tournament", help="round robin between evaluators")
     q.add_argument("--players", nargs="+", default=list(TOURNAMENT_PLAYERS))
     q.add_argument("--games", type=int, default=4, help="games per pair (default 4)")
+    q.add_argument("--max-plies", type=int, default=300,
+                   help="adjudicate a draw after this many half-moves (default 300)")
     q.add_argument("--seed", type=int, default=0)
     q.add_argument("--quiet", action="store_true")
     q.set_defaults(func=_cli_tournament)
