@@ -2,8 +2,10 @@
 
 Every evaluator has a ``name``, ``evaluate(board) -> float`` and
 ``evaluate_batch(boards) -> np.ndarray``. Hand-written ones score one board at a time;
-learned ones (neural nets, Naive Bayes) are far cheaper per position when handed many
-boards at once, and say so with ``prefers_batches = True`` so the search collects leaves.
+learned ones (neural nets, Naive Bayes) score a whole batch with one forward pass and say
+so with ``prefers_batches = True``: scoring a dataset uses it. (The search can also collect
+leaves into batches, ``search(..., batch=True)``; in a game tree that was measured slower,
+so it is off by default.)
 
 ``load_evaluator(name)`` looks the name up in a small registry: ``material`` and ``pst``
 are built in, the learned evaluators register themselves (``register_evaluator``) and

@@ -130,7 +130,12 @@ class Searcher:
         self.check_extension = pick(check_extension, full)
         self.null_move = pick(null_move, full)
         self.reductions = pick(reductions, full)
-        self.batch = pick(batch, getattr(evaluator, "prefers_batches", False))
+        # Batched leaves (one evaluate_batch call for a frontier node's children) are a
+        # switch, off by default: with chesslab's nets a forward pass costs about the same
+        # per position at batch 1 as at batch 30, and the batch also scores children that
+        # alpha-beta would have pruned, so it was measured slower
+        # (``python bench/search_speed.py batch``).
+        self.batch = pick(batch, False)
         if not self.prune and (self.tt_enabled or self.quiescence or self.null_move
                                or self.reductions):
             raise ValueError("minimax is the plain algorithm: no tt, quiescence, null "

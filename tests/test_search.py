@@ -147,7 +147,7 @@ def test_batched_leaves_give_the_same_answer_with_fewer_calls(algorithm):
     board = chess.Board(MIDDLEGAMES[0])
     single, batched = CountingPST(False), CountingPST(True)
     a = search(board, single, depth=3, algorithm=algorithm)
-    b = search(board, batched, depth=3, algorithm=algorithm)
+    b = search(board, batched, depth=3, algorithm=algorithm, batch=True)
     assert (a.move, a.score) == (b.move, b.score)
     assert batched.calls < single.calls / 3
 
