@@ -69,6 +69,14 @@ def _check_board(board, func: str) -> None:
                         f"{board!r:.60}. Make one with chess.Board() or chess.Board(fen).")
 
 
+def _board_list(boards, func: str) -> list:
+    """The boards of a batch call as a list, each checked."""
+    boards = list(boards)
+    for b in boards:
+        _check_board(b, func)
+    return boards
+
+
 def _bits(bitboards: np.ndarray) -> np.ndarray:
     """(..., ) uint64 bitboards -> (..., 64) 0/1 array in printed-board order."""
     raw = np.ascontiguousarray(bitboards, dtype="<u8")
@@ -106,9 +114,7 @@ def thesis_vector(board: chess.Board) -> np.ndarray:
 
 def thesis_vectors(boards: Iterable[chess.Board]) -> np.ndarray:
     """``thesis_vector`` for many boards at once: (N, 64) float32."""
-    boards = list(boards)
-    for b in boards:
-        _check_board(b, "thesis_vectors")
+    boards = _board_list(boards, "thesis_vectors")
     if not boards:
         return np.zeros((0, 64), dtype=np.float32)
     bits = _piece_bits(boards).astype(np.float32)               # (N, 12, 64)
@@ -145,9 +151,7 @@ def planes14(board: chess.Board) -> np.ndarray:
 
 def planes14_batch(boards: Iterable[chess.Board]) -> np.ndarray:
     """``planes14`` for many boards at once: (N, 14, 8, 8) float32."""
-    boards = list(boards)
-    for b in boards:
-        _check_board(b, "planes14_batch")
+    boards = _board_list(boards, "planes14_batch")
     if not boards:
         return np.zeros((0, 14, 8, 8), dtype=np.float32)
     bbs = np.array([list(_piece_bitboards(b)) + [_move_targets(b, chess.WHITE),
@@ -170,9 +174,7 @@ def planes9(board: chess.Board) -> np.ndarray:
 
 def planes9_batch(boards: Iterable[chess.Board]) -> np.ndarray:
     """``planes9`` for many boards at once: (N, 9, 8, 8) float32."""
-    boards = list(boards)
-    for b in boards:
-        _check_board(b, "planes9_batch")
+    boards = _board_list(boards, "planes9_batch")
     n = len(boards)
     out = np.empty((n, 9, 8, 8), dtype=np.float32)
     if not n:
