@@ -19,7 +19,6 @@ One JSON file (``data/models/bayes.json``) holds the classifier and the scaler.
 """
 from __future__ import annotations
 
-import gzip
 import math
 from pathlib import Path
 
@@ -311,26 +310,9 @@ def sampled_positions(games):
     return boards, np.array(labels), np.array(game_ids), np.array(plies)
 
 
-def first_games(path, max_games: int) -> list:
-    """The first ``max_games`` games of a PGN file (plain or .gz), without reading the
-    rest (``data.read_games`` parses the whole file: ~20 s for 5000 games)."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"PGN file {path} does not exist")
-    games = []
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-        while len(games) < max_games and (game := chess.pgn.read_game(fh)) is not None:
-            if game.errors:
-                raise ValueError(f"{path} is not a readable PGN file: game "
-                                 f"{len(games) + 1} has an error: {game.errors[0]}")
-            games.append(game)
-    return games
-
-
 def load_training_data(path=DEFAULT_GAMES, max_games: int | None = None):
     """Features, labels, game ids and plies of the chapter's sample of a PGN file."""
-    games = read_games(path) if max_games is None else first_games(path, max_games)
+    games = read_games(path, limit=max_games)   # only the first max_games are parsed
     boards, labels, game_ids, plies = sampled_positions(games)
     return features_batch(boards), labels, game_ids, plies
 

@@ -10,6 +10,7 @@ import pytest
 
 from chesslab import bayes
 from chesslab.bayes import CLASSES, BayesEvaluator, GaussianNB, load_model, save_model
+from chesslab.data import read_games
 from chesslab.data import sample_plies
 from chesslab.evaluation import load_evaluator
 from chesslab.features import FEATURE_NAMES, StandardScaler, features_batch
@@ -233,12 +234,12 @@ def test_compare_beats_the_majority_on_separable_data():
     assert rows["Naive Bayes, material only"]["log_loss"] < rows["majority class"]["log_loss"]
 
 
-def test_first_games_reads_only_what_it_needs(tmp_path):
+def test_training_data_reads_only_the_first_games(tmp_path):
     path = tmp_path / "games.pgn"
     path.write_text(SCHOLAR)
-    assert [g.headers["Result"] for g in bayes.first_games(path, 2)] == ["1-0", "*"]
+    assert [g.headers["Result"] for g in read_games(path, limit=2)] == ["1-0", "*"]
     X, labels, game_ids, plies = bayes.load_training_data(path, max_games=1)
     assert X.shape == (2, len(FEATURE_NAMES)) and labels.tolist() == ["1-0", "1-0"]
     assert X[:, 0].tolist() == [0, 100]  # after Qxf7# White is up the f7 pawn
     with pytest.raises(FileNotFoundError, match="does not exist"):
-        bayes.first_games(tmp_path / "missing.pgn", 1)
+        read_games(tmp_path / "missing.pgn", limit=1)
