@@ -22,7 +22,7 @@ from .files import read_json
 from .files import write_json_atomic
 from .nn import (BatchNorm, Conv2D, Dense, Flatten, Layer, ReLU, Residual, Sequential, Tanh,
                  l2_penalty, mse, save_model, softmax_cross_entropy)
-from .nn.io import FORMAT_VERSION, _entries
+from .nn.io import FORMAT_VERSION, weight_entries
 from .nn.layers import DTYPE
 
 INPUT_SHAPE = (9, 8, 8)
@@ -372,7 +372,7 @@ def load_policy_value(path) -> PolicyValueNet:
                              name=arch.get("name", "net"))
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{where}: the architecture entry is incomplete ({exc!r})") from None
-    for key, inner, layer, attr in _entries(net):
+    for key, inner, layer, attr in weight_entries(net):
         name = key if inner is None else f"{key}.{inner}"
         raw = doc.get(key) if inner is None else (doc.get(key) or {}).get(inner)
         if raw is None:

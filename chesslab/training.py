@@ -38,7 +38,7 @@ from tqdm import tqdm
 from .data import DEFAULT_DATASET, Dataset, load_dataset
 from .evaluation import (ENCODINGS, NetworkEvaluator, cp_to_target, encode_boards,
                          load_evaluator, target_to_cp)
-from .files import DATA_DIR, MODELS_DIR, atomic_path, read_json, write_json_atomic
+from .files import DATA_DIR, MODELS_DIR, read_json, write_json_atomic
 from .nn import (ANN, CNN, Adam, BatchNorm, Network, Sigmoid, conv_net, mse, residual_net,
                  save_model, thesis_ann, thesis_cnn)
 
@@ -289,11 +289,7 @@ def save(model, path, encoding: str, kind: str, **info) -> Path:
     if encoding not in ENCODINGS:
         raise ValueError(f"unknown encoding {encoding!r}")
     path = Path(path)
-    with atomic_path(path, suffix=".json.tmp") as tmp:
-        save_model(model, tmp)
-        doc = read_json(tmp, "model file")
-        doc["chesslab"] = {"encoding": encoding, "target": kind, **info}
-        write_json_atomic(tmp, doc)
+    save_model(model, path, extra={"chesslab": {"encoding": encoding, "target": kind, **info}})
     return path
 
 

@@ -10,8 +10,7 @@ import pytest
 
 from chesslab import bayes
 from chesslab.bayes import CLASSES, BayesEvaluator, GaussianNB, load_model, save_model
-from chesslab.data import read_games
-from chesslab.data import sample_plies
+from chesslab.data import read_games, sample_plies
 from chesslab.evaluation import load_evaluator
 from chesslab.features import FEATURE_NAMES, StandardScaler, features_batch
 

@@ -25,7 +25,7 @@ _BATCHNORM_KEYS = {"gamma": "gamma", "beta": "beta", "running_mean": "runningMea
                    "running_var": "runningVar"}
 
 
-def _entries(model):
+def weight_entries(model):
     """(file key, inner key or None, layer, attribute) for every stored array, in order."""
     k = 0
     for layer in model.leaves():
@@ -51,10 +51,11 @@ def _as_list(array):
     return array.tolist()
 
 
-def save_model(model: Network, path) -> None:
-    """Write ``model`` to ``path`` as JSON (temp file + rename)."""
+def save_model(model: Network, path, extra: dict | None = None) -> None:
+    """Write ``model`` to ``path`` as JSON (temp file + rename); ``extra`` adds
+    top-level entries (e.g. how the model was trained)."""
     doc = {"name": model.name}
-    for key, inner, layer, attr in _entries(model):
+    for key, inner, layer, attr in weight_entries(model):
         values = _as_list(_get(layer, attr))
         if inner is None:
             doc[key] = values
@@ -62,6 +63,7 @@ def save_model(model: Network, path) -> None:
             doc.setdefault(key, {})[inner] = values
     doc["format_version"] = FORMAT_VERSION
     doc["architecture"] = model.architecture()
+    doc.update(extra or {})
     write_json_atomic(path, doc)
 
 
@@ -88,7 +90,7 @@ def load_model(path) -> Network:
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{where}: the 'architecture' entry cannot be rebuilt ({exc!r})") from None
     dtype = model.dtype
-    for key, inner, layer, attr in _entries(model):
+    for key, inner, layer, attr in weight_entries(model):
         name = key if inner is None else f"{key}.{inner}"
         if key not in doc or (inner is not None and inner not in doc[key]):
             raise ValueError(f"{where} is missing {name}, needed by layer {layer!r}")
