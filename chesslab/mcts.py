@@ -749,10 +749,13 @@ def _summary(row) -> str:
 
 # ---------------------------------------------------------------------- supervised bootstrap
 
-def game_samples(games, every: int = 1, labels=None, scale: float = 400.0) -> list[dict]:
+def game_samples(games, every: int = 1, labels=None, scale: float = 400.0,
+                 labelled_only: bool = False) -> list[dict]:
     """Training rows from game records: the policy target is the move played, the value
     target the game's result for the side to move, or ``tanh(cp / scale)`` of a
     Stockfish label when ``labels`` (``{position_key: cp from White's side}``) has one.
+    ``labelled_only`` keeps only the positions that have a label: a game's result says
+    little about its opening moves, a Stockfish score says something about each position.
     """
     from .data import position_key
 
@@ -763,12 +766,12 @@ def game_samples(games, every: int = 1, labels=None, scale: float = 400.0) -> li
             continue
         board = game.board()
         for ply, move in enumerate(game.mainline_moves()):
-            if ply % every == 0:
+            cp = labels.get(position_key(board.fen())) if labels else None
+            if ply % every == 0 and (cp is not None or not labelled_only):
                 legal = [move_to_index(m) for m in board.generate_legal_moves()]
                 played = legal.index(move_to_index(move))
                 pi = [0.0] * len(legal)
                 pi[played] = 1.0
-                cp = labels.get(position_key(board.fen())) if labels else None
                 white = board.turn == chess.WHITE
                 z = (result_for(result, board.turn) if cp is None
                      else math.tanh((cp if white else -cp) / scale))
@@ -779,7 +782,7 @@ def game_samples(games, every: int = 1, labels=None, scale: float = 400.0) -> li
 
 def bootstrap(out, pgn=None, games: int = 400, every: int = 2, epochs: int = 3,
               channels: int = 32, blocks: int = 2, lr: float = 1e-3, batch_size: int = 64,
-              c: float = 1e-4, seed: int = 0, progress=print):
+              c: float = 1e-4, seed: int = 0, labelled_only: bool = False, progress=print):
     """Supervised start for the full game: learn the moves and results of game records.
 
     Resumable: after each epoch the network is saved to ``out`` with the number of
@@ -796,8 +799,8 @@ def bootstrap(out, pgn=None, games: int = 400, every: int = 2, epochs: int = 3,
         labels = {position_key(f): int(cp) for f, cp in zip(ds.fen.tolist(), ds.cp.tolist())}
     # the last tenth of the games is held out to measure move-prediction accuracy
     cut = max(1, len(records) * 9 // 10)
-    train_rows = game_samples(records[:cut], every, labels)
-    test_rows = game_samples(records[cut:], every, labels)
+    train_rows = game_samples(records[:cut], every, labels, labelled_only=labelled_only)
+    test_rows = game_samples(records[cut:], every, labels, labelled_only=labelled_only)
     if out.exists():
         net = load_policy_value(out)
         done = net.training_notes.get("epochs", 0)
@@ -809,26 +812,36 @@ def bootstrap(out, pgn=None, games: int = 400, every: int = 2, epochs: int = 3,
              f"held out; Stockfish labels: {'yes' if labels else 'no (game results)'}")
     for epoch in range(done, epochs):
         # a fresh Adam per epoch keeps a resumed run identical to an uninterrupted one
-        loss = train_epochs(net, train_rows, Adam(lr), 1, batch_size, c, seed=seed + epoch)[0]
-        accuracy = move_accuracy(net, test_rows)
-        history.append({"epoch": epoch + 1, **loss, "held_out_move_accuracy": accuracy})
+        # the step shrinks by a quarter each epoch: big steps first, fine ones at the end
+        epoch_lr = lr * 0.75 ** epoch
+        loss = train_epochs(net, train_rows, Adam(epoch_lr), 1, batch_size, c, seed=seed + epoch)[0]
+        accuracy, value_mse = held_out_scores(net, test_rows)
+        history.append({"epoch": epoch + 1, "lr": epoch_lr, **loss,
+                        "held_out_move_accuracy": accuracy, "held_out_value_mse": value_mse})
         save_policy_value(net, out, epochs=epoch + 1, history=history, games=len(records),
-                          pgn=pgn.name, every=every, value_target="stockfish cp" if labels
-                          else "game result")
+                          pgn=pgn.name, every=every, labelled_only=labelled_only,
+                          value_target="stockfish cp" if labels else "game result")
         progress(f"epoch {epoch + 1}: loss {loss['total']:.3f} (policy {loss['policy']:.3f}, "
-                 f"value {loss['value']:.3f}), held-out move accuracy {accuracy:.3f}")
+                 f"value {loss['value']:.3f}), held-out move accuracy {accuracy:.3f}, "
+                 f"value mse {value_mse:.3f}")
     return net
+
+
+def held_out_scores(net, rows, batch: int = 256) -> tuple[float, float]:
+    """(how often the network's top move is the move played, mean (z - v)^2)."""
+    hits, squared = 0, 0.0
+    for start in range(0, len(rows), batch):
+        part = rows[start:start + batch]
+        logits, value = net.predict(planes9_batch([chess.Board(r["fen"]) for r in part]))
+        pi, mask = policy_targets(part)
+        hits += int(np.sum(np.argmax(np.where(mask, logits, -np.inf), 1) == np.argmax(pi, 1)))
+        squared += float(np.sum((np.array([r["z"] for r in part]) - value.reshape(-1)) ** 2))
+    return hits / max(len(rows), 1), squared / max(len(rows), 1)
 
 
 def move_accuracy(net, rows, batch: int = 256) -> float:
     """How often the network's top move is the move played."""
-    hits = 0
-    for start in range(0, len(rows), batch):
-        part = rows[start:start + batch]
-        logits, _ = net.predict(planes9_batch([chess.Board(r["fen"]) for r in part]))
-        pi, mask = policy_targets(part)
-        hits += int(np.sum(np.argmax(np.where(mask, logits, -np.inf), 1) == np.argmax(pi, 1)))
-    return hits / max(len(rows), 1)
+    return held_out_scores(net, rows, batch)[0]
 
 
 # ---------------------------------------------------------------------- pictures
@@ -911,6 +924,8 @@ def register_cli(subparsers) -> None:
     b.add_argument("--channels", type=int, default=32)
     b.add_argument("--blocks", type=int, default=2)
     b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--labelled-only", action="store_true",
+                   help="keep only positions with a Stockfish label in data/positions.npz")
     b.set_defaults(func=_cmd_bootstrap)
 
 
@@ -924,4 +939,5 @@ def _cmd_selfplay(args):
 
 def _cmd_bootstrap(args):
     bootstrap(args.out, args.pgn, args.games, args.every, args.epochs, args.channels,
-              args.blocks, seed=args.seed, progress=lambda s: print(s, flush=True))
+              args.blocks, seed=args.seed, labelled_only=args.labelled_only,
+              progress=lambda s: print(s, flush=True))

@@ -19,7 +19,6 @@ import numpy as np
 
 from .encoding import POLICY_SIZE, PROMOTION_PAIRS, as_board, legal_indices, planes9_batch
 from .files import read_json
-from .files import write_json_atomic
 from .nn import (BatchNorm, Conv2D, Dense, Flatten, Layer, ReLU, Residual, Sequential, Tanh,
                  l2_penalty, mse, save_model, softmax_cross_entropy)
 from .nn.io import FORMAT_VERSION, weight_entries
@@ -349,11 +348,7 @@ def train_epochs(net, rows, optimizer, epochs: int = 1, batch_size: int = 64,
 def save_policy_value(net: PolicyValueNet, path, **extra) -> None:
     """Same layout as ``nn.save_model`` (layer1.inputWeights, bias1, ...), plus ``extra``
     notes (how it was trained) under ``"training"``."""
-    save_model(net, path)
-    if extra:
-        doc = read_json(path, "model file")
-        doc["training"] = extra
-        write_json_atomic(path, doc)
+    save_model(net, path, extra={"training": extra} if extra else None)
 
 
 def load_policy_value(path) -> PolicyValueNet:

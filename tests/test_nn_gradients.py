@@ -113,6 +113,17 @@ def test_masked_logits_get_zero_probability_and_zero_gradient():
         nn.softmax_cross_entropy(logits, np.array([1, 3]), mask)
 
 
+def test_softmax_cross_entropy_stays_finite_when_a_target_move_underflows():
+    # float32 exp underflows 200 below the best logit; the loss must still be the
+    # exact log-softmax value (about 200), not infinity
+    logits = np.array([[200.0, 0.0, 5.0]], np.float32)
+    with np.errstate(divide="raise", invalid="raise", over="raise"):
+        loss, grad = nn.softmax_cross_entropy(logits, np.array([1]))
+    exact = -(0.0 - 200.0 - np.log1p(np.exp(-200.0) + np.exp(-195.0)))
+    assert loss == pytest.approx(exact, rel=1e-6)
+    assert np.all(np.isfinite(grad)) and grad[0, 1] == pytest.approx(-1.0)
+
+
 def test_l2_penalty_gradient_and_value():
     net = nn.Sequential(nn.Dense(3, 2), nn.Tanh(), nn.Dense(2, 1)).astype(np.float64)
     x, lam = rand(4, 3), 0.1

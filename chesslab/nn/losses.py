@@ -31,14 +31,23 @@ def binary_cross_entropy(prob, target, eps: float = 1e-7):
     return float(loss), (p - target) / (p * (1 - p)) / p.size
 
 
-def softmax(logits, mask=None):
-    """Row-wise softmax; entries where ``mask`` is False get probability exactly 0."""
+def log_softmax(logits, mask=None):
+    """Row-wise log of the softmax, computed as z - max - log(sum e^(z - max)).
+
+    Taking the log of ``softmax`` instead would give log(0) = -inf for a move whose
+    probability underflows (a logit 100 below the best one), and an infinite loss.
+    Entries where ``mask`` is False get -inf.
+    """
     z = np.asarray(logits)
     if mask is not None:
         z = np.where(mask, z, -np.inf)
     z = z - z.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+def softmax(logits, mask=None):
+    """Row-wise softmax; entries where ``mask`` is False get probability exactly 0."""
+    return np.exp(log_softmax(logits, mask))
 
 
 def softmax_cross_entropy(logits, target, mask=None):
@@ -68,10 +77,10 @@ def softmax_cross_entropy(logits, target, mask=None):
         _check_shapes(logits, target, "softmax_cross_entropy")
     if mask is not None and np.any(target[~mask] != 0):
         raise ValueError("the target puts probability on a masked (illegal) move")
-    p = softmax(logits, mask)
-    with np.errstate(divide="ignore"):
-        logp = np.log(p)
-    loss = -np.sum(target * np.where(target > 0, logp, 0.0)) / n
+    logp = log_softmax(logits, mask)
+    p = np.exp(logp)
+    with np.errstate(invalid="ignore"):     # 0 * -inf on masked moves, discarded
+        loss = -np.sum(np.where(target > 0, target * logp, 0.0)) / n
     return float(loss), (p - target) / n
 
 
