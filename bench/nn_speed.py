@@ -8,6 +8,10 @@ batch 1 and 256 (eval mode, no gradients), for the thesis ANN, the thesis CNN an
 tutorial conv net (32 filters x 4). Times are the best of several repeats; the ratio
 ours/torch is measured in this one run (below 1.0: we are faster).
 
+The last two rows are a floor: numpy's matrix products for one 32 -> 32 conv layer,
+with the im2col columns already built, against torch's whole layer. When they are above
+1.0, the conv net cannot reach torch with im2col in numpy, whatever the gather costs.
+
 PyTorch is optional and only used here: ``pip install torch==2.13.0``.
 Each thread count runs in a fresh process, because BLAS reads its thread count when
 numpy is imported.
@@ -118,15 +122,55 @@ def measure(threads, quick=False, use_torch=True):
             fns = [ours[what]] + ([theirs[what]] if what in theirs else [])
             times = _best_times(fns, number)
             rows.append((name, what, times[0], times[1] if len(times) > 1 else None))
+    rows += _gemm_floor(torch, quick)
     return rows, torch is not None
+
+
+def _gemm_floor(torch, quick=False):
+    """One 32 -> 32 conv layer of the tutorial net at batch 256 (3x3, padding 1): our
+    matrix product ALONE (np.matmul on ready-made im2col columns, nothing gathered)
+    against torch's whole layer. Above 1.0, no im2col design in numpy can reach torch
+    on this layer, however fast its gather: the product is already slower."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    weight = rng.standard_normal((32, 32 * 9)).astype(np.float32)
+    cols = rng.standard_normal((256, 32 * 9, 64)).astype(np.float32)
+    grad = rng.standard_normal((256, 32, 64)).astype(np.float32)
+    number = 4 if quick else 20
+    products = {"forward": lambda: np.matmul(weight, cols),
+                "forward + backward": lambda: (np.matmul(weight, cols),
+                                               np.matmul(weight.T, grad),
+                                               np.einsum("nop,nkp->ok", grad, cols,
+                                                         optimize=True))}
+    rows = []
+    if torch is None:
+        for what, fn in products.items():
+            rows.append(("1 conv layer", f"GEMM only, {what}", _best_times([fn], number)[0], None))
+        return rows
+    layer = torch.nn.Conv2d(32, 32, 3, padding=1)
+    x = torch.from_numpy(rng.standard_normal((256, 32, 8, 8)).astype(np.float32))
+    x.requires_grad_(True)
+    g = torch.ones(256, 32, 8, 8)
+
+    def torch_forward():
+        with torch.no_grad():
+            layer(x)
+
+    def torch_both():
+        layer(x).backward(g)
+
+    for what, theirs in (("forward", torch_forward), ("forward + backward", torch_both)):
+        ours, t = _best_times([products[what], theirs], number)
+        rows.append(("1 conv layer", f"GEMM only, {what}", ours, t))
+    return rows
 
 
 def _print(rows, threads, have_torch):
     for name, what, ours, theirs in rows:
         if theirs is None:
-            print(f"{threads:7d}  {name:14s} {what:22s} {ours * 1e3:10.3f} ms")
+            print(f"{threads:7d}  {name:14s} {what:30s} {ours * 1e3:10.3f} ms")
         else:
-            print(f"{threads:7d}  {name:14s} {what:22s} {ours * 1e3:10.3f} ms {theirs * 1e3:10.3f} ms"
+            print(f"{threads:7d}  {name:14s} {what:30s} {ours * 1e3:10.3f} ms {theirs * 1e3:10.3f} ms"
                   f"   {ours / theirs:5.2f}")
 
 
@@ -143,7 +187,7 @@ def main(argv=None):
         if not have_torch:
             print("# torch not importable", flush=True)
         return 0
-    print(f"{'threads':>7s}  {'net':14s} {'what':22s} {'ours':>13s} {'torch':>13s}   ours/torch")
+    print(f"{'threads':>7s}  {'net':14s} {'what':30s} {'ours':>13s} {'torch':>13s}   ours/torch")
     missing = False
     for threads in args.threads:
         env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
