@@ -39,7 +39,7 @@ from .data import DEFAULT_DATASET, Dataset, load_dataset
 from .evaluation import (ENCODINGS, NetworkEvaluator, cp_to_target, encode_boards,
                          load_evaluator, target_to_cp)
 from .files import DATA_DIR, MODELS_DIR, read_json, write_json_atomic
-from .nn import (ANN, CNN, Adam, BatchNorm, Network, Sigmoid, conv_net, mse, residual_net,
+from .nn import (ANN, CNN, Adam, BatchNorm, Sigmoid, conv_net, mse, residual_net,
                  save_model, thesis_ann, thesis_cnn)
 
 #: Labels and predictions are clipped to +-CLIP_CP before the MAE and the correlation.
@@ -56,10 +56,7 @@ RESIDUAL_SIZE, RESIDUAL_DEPTH = 16, 4
 
 def thesis_cnn_planes(seed: int = 0) -> CNN:
     """The thesis CNN's layers, but reading the 14 planes instead of one 8x8 plane."""
-    arch = thesis_cnn(seed).architecture()
-    arch["layers"][0]["in_channels"] = 14
-    arch.update(input_shape=[14, 8, 8], name="thesis CNN on 14 planes")
-    return Network.from_architecture(arch, rng=seed)
+    return thesis_cnn(seed, in_channels=14)
 
 
 #: Every trainable evaluator: name -> (builder(seed) -> network, encoding).

@@ -184,15 +184,17 @@ def thesis_ann(seed: int = 0) -> ANN:
     return ANN.from_topology([64, 64, 64, 1], seed=seed, name="thesis ANN")
 
 
-def thesis_cnn(seed: int = 0) -> CNN:
+def thesis_cnn(seed: int = 0, in_channels: int = 1) -> CNN:
     """Conv 13@3x3, pool 3, ReLU, conv 10@3x3, pool 2, ReLU, fully connected output.
 
-    Input: the thesis's 64 numbers as one 8x8 plane, ``(1, 8, 8)``. Padding 1 keeps the
-    convolutions at the board's size; pooling keeps partial edge windows (see
-    ``MaxPool2D``), so the shapes go 8x8 -> 3x3 -> 2x2 -> 40 numbers -> 1.
+    Input: the thesis's 64 numbers as one 8x8 plane, ``(1, 8, 8)`` (or ``in_channels``
+    planes, e.g. 14). Padding 1 keeps the convolutions at the board's size; pooling keeps
+    partial edge windows (see ``MaxPool2D``), so the shapes go 8x8 -> 3x3 -> 2x2 -> 40
+    numbers -> 1.
     """
-    cnn = CNN((1, 8, 8), name="thesis CNN", seed=seed)
-    cnn.add(Conv2D(1, 13, 3, padding=1, rng=cnn.rng))
+    name = "thesis CNN" if in_channels == 1 else f"thesis CNN on {in_channels} planes"
+    cnn = CNN((in_channels, 8, 8), name=name, seed=seed)
+    cnn.add(Conv2D(in_channels, 13, 3, padding=1, rng=cnn.rng))
     cnn.add(MaxPool2D(3))
     cnn.add(ReLU())
     cnn.add(Conv2D(13, 10, 3, padding=1, rng=cnn.rng))
