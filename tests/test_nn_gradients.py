@@ -17,6 +17,7 @@ LAYERS = {
     "conv_3x3": (lambda: nn.Conv2D(2, 3, 3), (2, 2, 6, 6)),
     "conv_stride2_pad1": (lambda: nn.Conv2D(2, 3, 3, stride=2, padding=1), (2, 2, 7, 7)),
     "conv_pad2_k2": (lambda: nn.Conv2D(3, 2, 2, padding=2), (2, 3, 4, 5)),
+    "conv_same_not_square": (lambda: nn.Conv2D(2, 3, 3, padding=1), (2, 2, 5, 7)),
     "maxpool_3_ceil_8x8": (lambda: nn.MaxPool2D(3), (2, 2, 8, 8)),
     "maxpool_2": (lambda: nn.MaxPool2D(2), (2, 2, 6, 6)),
     "maxpool_3_stride2_overlap": (lambda: nn.MaxPool2D(3, stride=2), (2, 2, 7, 7)),
