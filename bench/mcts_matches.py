@@ -4,16 +4,20 @@
         --opponents random,material:2,pst:3 --games 20 [--max-plies 200] [--max-minutes 9]
 
 Uses ``arena.match`` (colours alternate, each opening from both sides). Results go to
-data/results/mcts_matches.json, one entry per pairing; a pairing already there is
-skipped, so a run cut short by --max-minutes continues where it stopped.
+data/results/mcts_matches.json, one entry per pairing, marked with the SHA-256 of the
+network file that played; a pairing already there for the same network is skipped, so
+a run cut short by --max-minutes continues where it stopped, and retraining the network
+starts a fresh table (older entries stay, under their own network).
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import time
 
 from chesslab.arena import match
 from chesslab.files import DATA_DIR, read_json, write_json_atomic
+from chesslab.mcts import DEFAULT_MODEL
 from chesslab.players import make_player
 
 OUT = DATA_DIR / "results" / "mcts_matches.json"
@@ -29,10 +33,11 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     doc = read_json(OUT, "results") if OUT.exists() else {"matches": []}
+    network = hashlib.sha256(DEFAULT_MODEL.read_bytes()).hexdigest()[:16]
     start = time.perf_counter()
     for opponent in args.opponents.split(","):
-        key = [args.player, opponent, args.games, args.max_plies]
-        if any([m["player"], m["opponent"], m["games"], m["max_plies"]] == key
+        key = [args.player, opponent, args.games, args.max_plies, network]
+        if any([m["player"], m["opponent"], m["games"], m["max_plies"], m.get("network")] == key
                for m in doc["matches"]):
             print(f"{args.player} vs {opponent}: already in {OUT.name}")
             continue
@@ -53,7 +58,8 @@ def main(argv=None):
         t0 = time.perf_counter()
         res = match(player, opponent, games=args.games, seed=args.seed,
                     max_plies=args.max_plies, progress=False)
-        entry = {"player": args.player, "opponent": opponent, "games": args.games,
+        entry = {"player": args.player, "opponent": opponent, "network": network,
+                 "games": args.games,
                  "max_plies": args.max_plies, "wins": res.wins, "draws": res.draws,
                  "losses": res.losses, "score": res.score, "summary": res.summary(),
                  "mean_move_seconds": sum(move_times) / max(len(move_times), 1),

@@ -912,6 +912,8 @@ def register_cli(subparsers) -> None:
     p.add_argument("--initial", default=None, help="start from this network (full game)")
     p.add_argument("--games", type=int, default=None, help="self-play games per iteration")
     p.add_argument("--simulations", type=int, default=None, help="per move in self-play")
+    p.add_argument("--gate-starts", type=int, default=None,
+                   help="arena openings (each played with both colours) for the 55%% gate")
     p.add_argument("--piece", choices=["Q", "R"], default=None,
                    help="endgame: the strong side's extra piece (K+Q vs K or K+R vs K)")
     p.add_argument("--seed", type=int, default=0)
@@ -933,7 +935,8 @@ def register_cli(subparsers) -> None:
 
 def _cmd_selfplay(args):
     overrides = {k: v for k, v in (("games", args.games), ("simulations", args.simulations),
-                                   ("piece", args.piece)) if v is not None}
+                                   ("piece", args.piece), ("gate_starts", args.gate_starts))
+                 if v is not None}
     if args.piece and args.kind != "endgame":
         raise ValueError("--piece only applies to the endgame curriculum (selfplay endgame)")
     train_selfplay(args.workdir, args.kind, args.iterations, args.max_minutes,
