@@ -713,7 +713,7 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
             plies.append(len(game["moves"]))
         losses = train_epochs(trainee, buffer.rows, Adam(cfg["lr"]), cfg["epochs"],
                               cfg["batch_size"], cfg["c"], seed=rng.randrange(10**9),
-                              augment=True)
+                              augment=True, mirror_colours=cfg["draw_value"] == 0.0)
         accepted, match = gate(trainee, best, gate_starts, simulations=cfg["gate_simulations"],
                                max_plies=cfg.get("gate_max_plies", cfg["max_plies"]),
                                adjudicate=adjudicate, draw_value=cfg["draw_value"], seed=it)
@@ -814,7 +814,11 @@ def bootstrap(out, pgn=None, games: int = 400, every: int = 2, epochs: int = 3,
         # a fresh Adam per epoch keeps a resumed run identical to an uninterrupted one
         # the step shrinks by a quarter each epoch: big steps first, fine ones at the end
         epoch_lr = lr * 0.75 ** epoch
-        loss = train_epochs(net, train_rows, Adam(epoch_lr), 1, batch_size, c, seed=seed + epoch)[0]
+        # every position also under a random allowed symmetry, and half of them with the
+        # colours swapped: the board is not flipped for Black in the 9 planes, so without
+        # this the net learns two games, one per colour, from half the data each
+        loss = train_epochs(net, train_rows, Adam(epoch_lr), 1, batch_size, c, seed=seed + epoch,
+                            augment=True, mirror_colours=True)[0]
         accuracy, value_mse = held_out_scores(net, test_rows)
         history.append({"epoch": epoch + 1, "lr": epoch_lr, **loss,
                         "held_out_move_accuracy": accuracy, "held_out_value_mse": value_mse})

@@ -294,26 +294,40 @@ def allowed_symmetries(board) -> tuple:
     return tuple(range(8)) if not board.pawns else (0, 1)
 
 
-def augmented(row, rng):
-    """A board and a training row under a random allowed symmetry (8x more endgame data)."""
+def augmented(row, rng, mirror_colours: bool = False):
+    """A board and a training row under a random allowed symmetry (8x more endgame data).
+
+    ``mirror_colours`` also swaps the colours half of the time (``board.mirror()``: the
+    board flipped top to bottom, White's pieces become Black's and the other side is to
+    move). That is a symmetry of every chess position, pawns and castling included, and
+    the value for the side to move stays the same; it is not one of a task that treats
+    the colours differently (the endgame drills, where a draw is White's loss).
+    """
     board = chess.Board(row["fen"])
     k = int(rng.choice(allowed_symmetries(board)))
-    if k == 0:
+    legal = np.asarray(row["legal"])
+    if k:
+        for flip in SYMMETRIES[k]:
+            board = board.transform(flip)
+        legal = _index_map(k)[legal]
+    if mirror_colours and rng.random() < 0.5:
+        board = board.mirror()
+        legal = _index_map(SYMMETRIES.index((_V,)))[legal]     # squares flip top to bottom
+    if board.fen() == row["fen"]:
         return board, row
-    for flip in SYMMETRIES[k]:
-        board = board.transform(flip)
-    legal = _index_map(k)[np.asarray(row["legal"])]
     return board, {**row, "fen": board.fen(), "legal": legal}
 
 
 def train_epochs(net, rows, optimizer, epochs: int = 1, batch_size: int = 64,
-                 c: float = 1e-4, seed: int = 0, augment: bool = False):
+                 c: float = 1e-4, seed: int = 0, augment: bool = False,
+                 mirror_colours: bool = False):
     """Shuffled minibatch epochs over sample rows; returns the mean loss parts per epoch.
 
     A row is a dict: ``fen``, ``legal`` (policy indices of the legal moves), ``pi``
     (the target probability of each of those moves) and ``z`` (the result for the side
     to move: +1 win, 0 draw, -1 loss). ``augment`` shows each position under a random
-    symmetry of the board (see ``allowed_symmetries``).
+    symmetry of the board (see ``allowed_symmetries``), and with ``mirror_colours``
+    half of the positions with the colours swapped (see ``augmented``).
     """
     if not rows:
         raise ValueError("no training samples: play some self-play games first")
@@ -327,8 +341,8 @@ def train_epochs(net, rows, optimizer, epochs: int = 1, batch_size: int = 64,
             b = order[start:start + batch_size]
             if len(b) < 2:          # batch norm needs at least two samples
                 continue
-            pairs = [augmented(rows[i], rng) if augment else (as_board(rows[i]["fen"]), rows[i])
-                     for i in b]
+            pairs = [augmented(rows[i], rng, mirror_colours) if augment
+                     else (as_board(rows[i]["fen"]), rows[i]) for i in b]
             batch = [r for _, r in pairs]
             pi, mask = policy_targets(batch)
             z = np.array([r["z"] for r in batch], DTYPE)

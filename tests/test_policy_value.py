@@ -4,7 +4,7 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.encoding import POLICY_SIZE, legal_indices, legal_mask, planes9_batch
+from chesslab.encoding import POLICY_SIZE, legal_indices, legal_mask, move_to_index, planes9_batch
 from chesslab.nn import Adam, relative_error
 from chesslab.policy_value import (SYMMETRIES, PolicyValueNet, allowed_symmetries, augmented,
                                    load_policy_value, policy_value_loss, save_policy_value,
@@ -92,6 +92,26 @@ def test_symmetries_map_legal_moves_to_legal_moves():
         assert sorted(new_row["legal"]) == sorted(legal_indices(new_board).tolist())
         images.add(new_board.board_fen())
     assert len(images) == len(SYMMETRIES) == 8
+
+
+def test_colour_mirror_keeps_value_and_maps_moves_for_any_position():
+    # castling rights, en passant and a promotion: the colour mirror is always allowed
+    board = chess.Board("r3k2r/1P6/8/3pP3/8/8/8/R3K2R w KQkq d6 0 2")
+    legal = legal_indices(board).tolist()
+    pi = [0.0] * len(legal)
+    pi[legal.index(move_to_index(chess.Move.from_uci("e5d6")))] = 1.0
+    row = {"fen": board.fen(), "legal": legal, "pi": pi, "z": 0.5}
+    rng = np.random.default_rng(1)
+    seen = set()
+    for _ in range(20):
+        new_board, new_row = augmented(row, rng, mirror_colours=True)
+        assert sorted(new_row["legal"]) == sorted(legal_indices(new_board).tolist())
+        assert new_row["z"] == 0.5 and new_row["pi"] == pi
+        played = new_row["legal"][pi.index(1.0)]
+        seen.add((new_board.turn, played))
+    # the en passant capture e5xd6 becomes e4xd3 for Black after the mirror
+    assert seen == {(chess.WHITE, move_to_index(chess.Move.from_uci("e5d6"))),
+                    (chess.BLACK, move_to_index(chess.Move.from_uci("e4d3")))}
 
 
 def test_training_lowers_the_loss_and_file_round_trip(tmp_path):
