@@ -155,6 +155,19 @@ def conv2d_naive(x, weight, bias, stride: int = 1, padding: int = 0):
     return out
 
 
+def _rows_times(rows, matrix):
+    """(N, P, K) window rows times a (K, out) matrix, returned channels-first (N, out, P).
+
+    Two ways to the same numbers: with few output channels, ``matrix.T @ rows.T`` per
+    sample writes channels-first directly; with many, ``rows @ matrix`` is the faster
+    product and one transpose copy follows (measured on 8x8 boards at batch 256:
+    1 -> 13 channels 5x faster the first way, 32 -> 32 channels 1.5x faster the second).
+    """
+    if matrix.shape[1] < 16:
+        return np.matmul(matrix.T, rows.transpose(0, 2, 1))
+    return np.ascontiguousarray(np.matmul(rows, matrix).transpose(0, 2, 1))
+
+
 class Conv2D(Layer):
     """2-D convolution (cross-correlation) as one matrix product, by im2col.
 
@@ -217,7 +230,10 @@ class Conv2D(Layer):
             geo = self._index[(h, w, padding, stride)] = (ho, wo, index.reshape(ho * wo, k * k))
         ho, wo, index = geo
         xp = self._padded(x_last, padding)
-        rows = np.take(xp.reshape(n, -1, c), index, axis=1)      # (N, Ho*Wo, k*k, C)
+        if c == 1:       # one plane: gather single numbers (a trailing axis of 1 is slower)
+            rows = np.take(xp.reshape(n, -1), index, axis=1)
+        else:
+            rows = np.take(xp.reshape(n, -1, c), index, axis=1)  # (N, Ho*Wo, k*k, C)
         return rows.reshape(n, ho * wo, k * k * c), ho, wo
 
     def im2col(self, x, padding=None):
@@ -240,24 +256,28 @@ class Conv2D(Layer):
                              f"(N, {self.in_channels}, H, W); got shape {x.shape}")
         n = x.shape[0]
         rows, ho, wo = self._windows(x.transpose(0, 2, 3, 1), self.padding, self.stride)
-        out = np.matmul(rows, self._weight_matrix())           # (N, Ho*Wo, out)
-        out += self.params["b"]
+        out = _rows_times(rows, self._weight_matrix())        # (N, out, Ho*Wo)
+        out += self.params["b"][:, None]
         if self.training:
             self._rows, self._in_shape = rows, x.shape
         else:
             self._rows = None
-        return np.ascontiguousarray(out.transpose(0, 2, 1)).reshape(n, self.out_channels, ho, wo)
+        return out.reshape(n, self.out_channels, ho, wo)
 
     def backward(self, grad_out, input_grad=True):
         rows = self._need_cache("_rows")
         n, c, h, w = self._in_shape
         k, s, p, o = self.kernel_size, self.stride, self.padding, self.out_channels
         ho, wo = grad_out.shape[2:]
-        g = np.ascontiguousarray(grad_out.reshape(n, o, ho * wo).transpose(0, 2, 1))  # (N, P, out)
-        # dL/dW = (all window rows)^T @ (their output gradients): one product over the batch
-        grad_w = g.reshape(-1, o).T @ rows.reshape(n * ho * wo, -1)              # (out, k*k*C)
+        g = grad_out.reshape(n, o, ho * wo)
+        # dL/dW = sum over samples and positions of (output gradient x window row)
+        if o < 16:      # few outputs: one small product per sample, then the sum
+            grad_w = np.matmul(g, rows).sum(axis=0)                              # (out, k*k*C)
+        else:           # one product over the whole batch, from channels-last gradients
+            g_last = np.ascontiguousarray(g.transpose(0, 2, 1)).reshape(-1, o)
+            grad_w = g_last.T @ rows.reshape(g_last.shape[0], -1)
         self.grads = {"W": np.ascontiguousarray(grad_w.reshape(o, k, k, c).transpose(0, 3, 1, 2)),
-                      "b": g.sum(axis=(0, 1))}
+                      "b": g.sum(axis=(0, 2))}
         if not input_grad:
             return None
         weight = self.params["W"]
@@ -265,10 +285,10 @@ class Conv2D(Layer):
             # The gradient of a convolution is a convolution of the gradient with the
             # flipped kernel (in and out channels swapped), padded by k - 1 - p.
             flipped = weight[:, :, ::-1, ::-1].transpose(2, 3, 0, 1).reshape(-1, c)
-            grows = self._windows(g.reshape(n, ho, wo, o), k - 1 - p, 1)[0]
-            gx = np.matmul(grows, flipped)                                       # (N, H*W, C)
-            return np.ascontiguousarray(gx.transpose(0, 2, 1)).reshape(n, c, h, w)
+            grows = self._windows(grad_out.transpose(0, 2, 3, 1), k - 1 - p, 1)[0]
+            return _rows_times(grows, flipped).reshape(n, c, h, w)
         # col2im: each row's gradient goes back to the window it was copied from
+        g = np.ascontiguousarray(g.transpose(0, 2, 1))                           # (N, P, out)
         grows = np.matmul(g, self._weight_matrix().T).reshape(n, ho, wo, k, k, c)
         gx = np.zeros((n, h + 2 * p, w + 2 * p, c), grad_out.dtype)
         for i in range(k):
