@@ -362,8 +362,10 @@ class MaxPool2D(Layer):
                 out = view.copy()
                 arg = np.zeros(out.shape, np.int32) if self.training else None
                 continue
-            if self.training:      # strict >: on ties the earlier cell keeps the gradient
-                arg = np.where(view > out, np.int32(offset), arg)
+            if self.training:
+                # strict >: on ties the earlier cell keeps the gradient. Offsets grow cell
+                # by cell, so "take this offset where the cell is bigger" is a maximum
+                np.maximum(arg, (view > out) * np.int32(offset), out=arg)
             np.maximum(out, view, out=out)
         if self.training:
             self._arg, self._shapes = arg, (x.shape, hp, wp)
