@@ -128,25 +128,26 @@ def measure(threads, quick=False, use_torch=True):
 
 def _gemm_floor(torch, quick=False):
     """One 32 -> 32 conv layer of the tutorial net at batch 256 (3x3, padding 1): our
-    matrix product ALONE (np.matmul on ready-made im2col columns, nothing gathered)
-    against torch's whole layer. Above 1.0, no im2col design in numpy can reach torch
-    on this layer, however fast its gather: the product is already slower."""
+    matrix products ALONE (the same np.matmul calls as ``Conv2D``, on window rows that
+    are already gathered) against torch's whole layer. Above 1.0, no im2col design in
+    numpy can reach torch on this layer, however fast its gather: the products alone
+    are already slower."""
     import numpy as np
     rng = np.random.default_rng(0)
-    weight = rng.standard_normal((32, 32 * 9)).astype(np.float32)
-    cols = rng.standard_normal((256, 32 * 9, 64)).astype(np.float32)
-    grad = rng.standard_normal((256, 32, 64)).astype(np.float32)
+    weight = rng.standard_normal((32 * 9, 32)).astype(np.float32)    # (k*k*C, out)
+    rows = rng.standard_normal((256, 64, 32 * 9)).astype(np.float32)  # (N, positions, k*k*C)
+    grad = rng.standard_normal((256 * 64, 32)).astype(np.float32)     # output gradients
     number = 4 if quick else 20
-    products = {"forward": lambda: np.matmul(weight, cols),
-                "forward + backward": lambda: (np.matmul(weight, cols),
-                                               np.matmul(weight.T, grad),
-                                               np.einsum("nop,nkp->ok", grad, cols,
-                                                         optimize=True))}
-    rows = []
+    products = {"forward": lambda: np.matmul(rows, weight),
+                "forward + backward": lambda: (np.matmul(rows, weight),          # output
+                                               grad.T @ rows.reshape(-1, 32 * 9),  # dL/dW
+                                               np.matmul(rows, weight))}         # dL/dx
+    rows_out = []
     if torch is None:
         for what, fn in products.items():
-            rows.append(("1 conv layer", f"GEMM only, {what}", _best_times([fn], number)[0], None))
-        return rows
+            rows_out.append(("1 conv layer", f"GEMM only, {what}", _best_times([fn], number)[0],
+                             None))
+        return rows_out
     layer = torch.nn.Conv2d(32, 32, 3, padding=1)
     x = torch.from_numpy(rng.standard_normal((256, 32, 8, 8)).astype(np.float32))
     x.requires_grad_(True)
@@ -161,8 +162,8 @@ def _gemm_floor(torch, quick=False):
 
     for what, theirs in (("forward", torch_forward), ("forward + backward", torch_both)):
         ours, t = _best_times([products[what], theirs], number)
-        rows.append(("1 conv layer", f"GEMM only, {what}", ours, t))
-    return rows
+        rows_out.append(("1 conv layer", f"GEMM only, {what}", ours, t))
+    return rows_out
 
 
 def _print(rows, threads, have_torch):
