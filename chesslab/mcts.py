@@ -843,11 +843,6 @@ def held_out_scores(net, rows, batch: int = 256) -> tuple[float, float]:
     return hits / max(len(rows), 1), squared / max(len(rows), 1)
 
 
-def move_accuracy(net, rows, batch: int = 256) -> float:
-    """How often the network's top move is the move played."""
-    return held_out_scores(net, rows, batch)[0]
-
-
 # ---------------------------------------------------------------------- pictures
 
 def search_svg(board: chess.Board, result: MCTSResult, top: int = 4, size: int = 320):
