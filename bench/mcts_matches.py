@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import time
+from pathlib import Path
 
 from chesslab.arena import match
 from chesslab.files import DATA_DIR, read_json, write_json_atomic
-from chesslab.mcts import DEFAULT_MODEL
-from chesslab.players import make_player
+from chesslab.mcts import DEFAULT_MODEL, mcts_player
 
 OUT = DATA_DIR / "results" / "mcts_matches.json"
 
@@ -31,9 +31,11 @@ def main(argv=None):
     parser.add_argument("--max-plies", type=int, default=200)
     parser.add_argument("--max-minutes", type=float, default=None)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--network", default=str(DEFAULT_MODEL),
+                        help="policy-value network file (default: the shipped one)")
     args = parser.parse_args(argv)
     doc = read_json(OUT, "results") if OUT.exists() else {"matches": []}
-    network = hashlib.sha256(DEFAULT_MODEL.read_bytes()).hexdigest()[:16]
+    network = hashlib.sha256(Path(args.network).read_bytes()).hexdigest()[:16]
     start = time.perf_counter()
     for opponent in args.opponents.split(","):
         key = [args.player, opponent, args.games, args.max_plies, network]
@@ -44,7 +46,10 @@ def main(argv=None):
         if args.max_minutes and time.perf_counter() - start > 60 * args.max_minutes:
             print("time is up; run again to continue")
             break
-        player = make_player(args.player, seed=args.seed)
+        kind, _, sims = args.player.partition(":")
+        if kind != "mcts" or not sims.isdigit():
+            raise SystemExit(f"--player must be mcts:N (N simulations), not {args.player!r}")
+        player = mcts_player(int(sims), seed=args.seed, model=args.network)
         move_times = []
         choose = player.choose_move
 
