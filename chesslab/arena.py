@@ -186,7 +186,7 @@ def plot_results(rows, ax=None, title=None):
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 0.5 + 0.45 * len(rows)))
+        _, ax = plt.subplots(figsize=(7.5, 0.9 + 0.45 * len(rows)), layout="constrained")
     labels = [r[0] for r in rows]
     y = list(range(len(rows)))[::-1]
     left = [0] * len(rows)
@@ -201,7 +201,7 @@ def plot_results(rows, ax=None, title=None):
     ax.set_yticks(y, labels)
     ax.set_xlabel("games")
     ax.set_xlim(0, max(left + [1]) * 1.15)
-    ax.legend(loc="lower right", fontsize=8, ncols=3)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
     if title:
         ax.set_title(title)
     return ax
