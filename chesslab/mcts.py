@@ -430,8 +430,9 @@ def self_play_game(net, start=None, simulations: int = 100, temperature_plies: i
     """One self-play game: the same MCTS plays both sides (noise and temperature on).
 
     Returns a dict with ``records`` (one per move: ``fen``, ``legal`` policy indices,
-    ``pi`` visit distribution over them, ``turn`` and the result ``z`` for the side to
-    move), ``result``, ``termination`` and the ``moves`` in UCI.
+    ``pi`` visit distribution over them, ``q`` the search's value of the position,
+    ``turn`` and the result ``z`` for the side to move), ``result``, ``termination`` and
+    the ``moves`` in UCI.
     """
     player = MCTSPlayer(net, simulations, temperature=1.0, temperature_plies=temperature_plies,
                         noise=True, batch_size=batch_size, draw_value=draw_value, seed=seed)
@@ -442,6 +443,7 @@ def self_play_game(net, start=None, simulations: int = 100, temperature_plies: i
         records.append({"fen": board.fen(),
                         "legal": [move_to_index(m) for m in r.moves],
                         "pi": (r.visits / r.visits.sum()).round(4).tolist(),
+                        "q": round(float(np.sum(r.visits * r.q) / max(r.visits.sum(), 1)), 4),
                         "turn": "w" if board.turn == chess.WHITE else "b"})
 
     start = chess.Board() if start is None else as_board(start)
@@ -607,7 +609,7 @@ DEFAULTS = {
     "full": {"games": 8, "simulations": 64, "max_plies": 160, "temperature_plies": 16,
              "epochs": 2, "batch_size": 64, "lr": 5e-4, "c": 1e-4, "buffer": 20000,
              "gate_starts": 10, "gate_simulations": 100, "gate_max_plies": 160,
-             "adjudicate": "material", "draw_value": 0.0, "anchor": 0},
+             "adjudicate": "material", "draw_value": 0.0, "anchor": 0, "value_target": "z"},
 }
 _ADJUDICATE = {"draw": adjudicate_draw, "material": adjudicate_material}
 
@@ -718,7 +720,12 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
             buffer.add(game["records"])
             results[game["result"]] += 1
             plies.append(len(game["moves"]))
-        mixed = buffer.rows + (rng.sample(anchor, min(len(anchor), len(buffer))) if anchor else [])
+        rows = buffer.rows
+        if cfg.get("value_target", "z") == "zq":
+            # the value learns the mean of the game's result and the search's own value
+            # of the position: one game's result is a noisy verdict on every move of it
+            rows = [{**r, "z": 0.5 * (r["z"] + r["q"])} if "q" in r else r for r in rows]
+        mixed = rows + (rng.sample(anchor, min(len(anchor), len(buffer))) if anchor else [])
         losses = train_epochs(trainee, mixed, Adam(cfg["lr"]), cfg["epochs"],
                               cfg["batch_size"], cfg["c"], seed=rng.randrange(10**9),
                               augment=True, mirror_colours=cfg["draw_value"] == 0.0)
@@ -935,6 +942,9 @@ def register_cli(subparsers) -> None:
                    help="arena openings (each played with both colours) for the 55%% gate")
     p.add_argument("--anchor", type=int, default=None,
                    help="full game: Stockfish-labelled positions mixed into every training pass")
+    p.add_argument("--value-target", choices=["z", "zq"], default=None,
+                   help="full game: the value learns the result z (AlphaZero) or the mean "
+                        "of z and the search's value q")
     p.add_argument("--piece", choices=["Q", "R"], default=None,
                    help="endgame: the strong side's extra piece (K+Q vs K or K+R vs K)")
     p.add_argument("--seed", type=int, default=0)
@@ -957,7 +967,7 @@ def register_cli(subparsers) -> None:
 def _cmd_selfplay(args):
     overrides = {k: v for k, v in (("games", args.games), ("simulations", args.simulations),
                                    ("piece", args.piece), ("gate_starts", args.gate_starts),
-                                   ("anchor", args.anchor))
+                                   ("anchor", args.anchor), ("value_target", args.value_target))
                  if v is not None}
     if args.piece and args.kind != "endgame":
         raise ValueError("--piece only applies to the endgame curriculum (selfplay endgame)")

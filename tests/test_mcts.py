@@ -153,6 +153,7 @@ def test_self_play_records(net):
         white = rec["turn"] == "w"
         expected = {"1-0": 1, "0-1": -1}[game["result"]] * (1 if white else -1)
         assert rec["z"] == expected        # draws count as White's failure in this task
+        assert -1.0 <= rec["q"] <= 1.0     # the search's value of the position
     buf = ReplayBuffer(capacity=5)
     buf.add(game["records"])
     assert len(buf) == min(5, len(game["records"]))
