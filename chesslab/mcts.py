@@ -609,7 +609,8 @@ DEFAULTS = {
     "full": {"games": 8, "simulations": 64, "max_plies": 160, "temperature_plies": 16,
              "epochs": 2, "batch_size": 64, "lr": 5e-4, "c": 1e-4, "buffer": 20000,
              "gate_starts": 10, "gate_simulations": 100, "gate_max_plies": 160,
-             "adjudicate": "material", "draw_value": 0.0, "anchor": 0, "value_target": "z"},
+             "adjudicate": "material", "draw_value": 0.0, "anchor": 0, "value_target": "z",
+             "player": "latest"},
 }
 _ADJUDICATE = {"draw": adjudicate_draw, "material": adjudicate_material}
 
@@ -638,9 +639,10 @@ def _opening_starts(count: int, seed: int, plies: int = 4) -> list[str]:
 
 def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
                    max_minutes: float | None = None, initial=None, progress=print, **overrides):
-    """AlphaZero's loop, resumable: self-play with the latest net (the trainee), train
-    it on the replay buffer, gate it against the best (it replaces the best only above
-    55%), measure both on the test set, save everything.
+    """AlphaZero's loop, resumable: self-play with the latest net (the trainee; with
+    ``player="best"`` the gated best plays, as in AlphaGo Zero), train the trainee on
+    the replay buffer, gate it against the best (it replaces the best only above 55%),
+    measure both on the test set, save everything.
 
     ``workdir`` holds ``state.json`` (settings, finished iterations, learning curve,
     replay buffer), ``best.json`` and ``trainee.json``; calling again continues from
@@ -714,7 +716,8 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
         results = {"1-0": 0, "0-1": 0, "1/2-1/2": 0}
         plies = []
         for g, start in enumerate(starts):
-            game = self_play_game(trainee, start, cfg["simulations"], cfg["temperature_plies"],
+            game = self_play_game(best if cfg.get("player") == "best" else trainee, start,
+                                  cfg["simulations"], cfg["temperature_plies"],
                                   cfg["max_plies"], adjudicate, draw_value=cfg["draw_value"],
                                   seed=rng.randrange(10**9))
             buffer.add(game["records"])
@@ -945,6 +948,9 @@ def register_cli(subparsers) -> None:
     p.add_argument("--value-target", choices=["z", "zq"], default=None,
                    help="full game: the value learns the result z (AlphaZero) or the mean "
                         "of z and the search's value q")
+    p.add_argument("--player", choices=["latest", "best"], default=None,
+                   help="which network plays the self-play games: the one in training "
+                        "(AlphaZero) or the gated best (AlphaGo Zero)")
     p.add_argument("--piece", choices=["Q", "R"], default=None,
                    help="endgame: the strong side's extra piece (K+Q vs K or K+R vs K)")
     p.add_argument("--seed", type=int, default=0)
@@ -967,7 +973,8 @@ def register_cli(subparsers) -> None:
 def _cmd_selfplay(args):
     overrides = {k: v for k, v in (("games", args.games), ("simulations", args.simulations),
                                    ("piece", args.piece), ("gate_starts", args.gate_starts),
-                                   ("anchor", args.anchor), ("value_target", args.value_target))
+                                   ("anchor", args.anchor), ("value_target", args.value_target),
+                                   ("player", args.player))
                  if v is not None}
     if args.piece and args.kind != "endgame":
         raise ValueError("--piece only applies to the endgame curriculum (selfplay endgame)")
