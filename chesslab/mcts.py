@@ -751,12 +751,11 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
 def _anchor_rows(count: int) -> list[dict]:
     """Up to ``count`` Stockfish-labelled positions from the shipped games (the first
     nine tenths, as in ``bootstrap``), with the moves played and the labels as targets."""
-    from .data import DEFAULT_DATASET, DEFAULT_GAMES, load_dataset, position_key, read_games
+    from .data import DEFAULT_GAMES, read_games
 
-    ds = load_dataset(DEFAULT_DATASET)
-    labels = {position_key(f): int(cp) for f, cp in zip(ds.fen.tolist(), ds.cp.tolist())}
     records = read_games(DEFAULT_GAMES)
-    rows = game_samples(records[:len(records) * 9 // 10], 1, labels, labelled_only=True)
+    rows = game_samples(records[:len(records) * 9 // 10], 1, stockfish_labels(),
+                        labelled_only=True)
     return random.Random(0).sample(rows, min(count, len(rows)))
 
 
@@ -778,6 +777,14 @@ def _summary(row) -> str:
 
 
 # ---------------------------------------------------------------------- supervised bootstrap
+
+def stockfish_labels() -> dict:
+    """``{position_key: cp from White's side}`` of every position in data/positions.npz."""
+    from .data import DEFAULT_DATASET, load_dataset, position_key
+
+    ds = load_dataset(DEFAULT_DATASET)
+    return {position_key(f): int(cp) for f, cp in zip(ds.fen.tolist(), ds.cp.tolist())}
+
 
 def game_samples(games, every: int = 1, labels=None, scale: float = 400.0,
                  labelled_only: bool = False) -> list[dict]:
@@ -818,15 +825,12 @@ def bootstrap(out, pgn=None, games: int = 400, every: int = 2, epochs: int = 3,
     Resumable: after each epoch the network is saved to ``out`` with the number of
     epochs done; calling again continues with the next epoch.
     """
-    from .data import DEFAULT_DATASET, DEFAULT_GAMES, load_dataset, position_key, read_games
+    from .data import DEFAULT_DATASET, DEFAULT_GAMES, read_games
 
     out = Path(out)
     pgn = Path(pgn or DEFAULT_GAMES)
     records = read_games(pgn, limit=games)
-    labels = None
-    if DEFAULT_DATASET.exists():
-        ds = load_dataset(DEFAULT_DATASET)
-        labels = {position_key(f): int(cp) for f, cp in zip(ds.fen.tolist(), ds.cp.tolist())}
+    labels = stockfish_labels() if DEFAULT_DATASET.exists() else None
     # the last tenth of the games is held out to measure move-prediction accuracy
     cut = max(1, len(records) * 9 // 10)
     train_rows = game_samples(records[:cut], every, labels, labelled_only=labelled_only)
