@@ -21,7 +21,7 @@ from .encoding import POLICY_SIZE, PROMOTION_PAIRS, as_board, legal_indices, pla
 from .files import read_json
 from .nn import (BatchNorm, Conv2D, Dense, Flatten, Layer, ReLU, Residual, Sequential, Tanh,
                  l2_penalty, mse, save_model, softmax_cross_entropy)
-from .nn.io import FORMAT_VERSION, weight_entries
+from .nn.io import FORMAT_VERSION, load_weights
 from .nn.layers import DTYPE
 
 INPUT_SHAPE = (9, 8, 8)
@@ -381,18 +381,6 @@ def load_policy_value(path) -> PolicyValueNet:
                              name=arch.get("name", "net"))
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{where}: the architecture entry is incomplete ({exc!r})") from None
-    for key, inner, layer, attr in weight_entries(net):
-        name = key if inner is None else f"{key}.{inner}"
-        raw = doc.get(key) if inner is None else (doc.get(key) or {}).get(inner)
-        if raw is None:
-            raise ValueError(f"{where} is missing {name}, needed by layer {layer!r}")
-        value = np.array(raw, dtype=DTYPE)
-        old = layer.params[attr] if attr in layer.params else getattr(layer, attr)
-        if value.shape != old.shape:
-            raise ValueError(f"{where}: {name} has shape {value.shape}, expected {old.shape}")
-        if attr in layer.params:
-            layer.params[attr] = value
-        else:
-            setattr(layer, attr, value)
+    load_weights(net, doc, where)
     net.training_notes = doc.get("training", {})
     return net.eval()

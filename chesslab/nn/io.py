@@ -67,6 +67,27 @@ def save_model(model: Network, path, extra: dict | None = None) -> None:
     write_json_atomic(path, doc)
 
 
+def load_weights(model, doc: dict, where: str) -> None:
+    """Put the arrays of a model file's ``doc`` into ``model`` (built from its
+    architecture), checking each one; errors name ``where`` and the first bad entry."""
+    for key, inner, layer, attr in weight_entries(model):
+        name = key if inner is None else f"{key}.{inner}"
+        if key not in doc or (inner is not None and inner not in doc[key]):
+            raise ValueError(f"{where} is missing {name}, needed by layer {layer!r}")
+        raw = doc[key] if inner is None else doc[key][inner]
+        try:
+            value = np.array(raw, dtype=model.dtype)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: {name} is not a (rectangular) array of numbers") from None
+        expected = _get(layer, attr).shape
+        if value.shape != expected:
+            raise ValueError(f"{where}: {name} has shape {value.shape}, expected {expected}")
+        if attr in layer.params:
+            layer.params[attr] = value
+        else:
+            setattr(layer, attr, value)
+
+
 def load_model(path) -> Network:
     """Rebuild a model from a file written by ``save_model``; checks every shape.
 
@@ -89,21 +110,5 @@ def load_model(path) -> Network:
         model = Network.from_architecture(doc["architecture"])
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{where}: the 'architecture' entry cannot be rebuilt ({exc!r})") from None
-    dtype = model.dtype
-    for key, inner, layer, attr in weight_entries(model):
-        name = key if inner is None else f"{key}.{inner}"
-        if key not in doc or (inner is not None and inner not in doc[key]):
-            raise ValueError(f"{where} is missing {name}, needed by layer {layer!r}")
-        raw = doc[key] if inner is None else doc[key][inner]
-        try:
-            value = np.array(raw, dtype=dtype)
-        except (TypeError, ValueError):
-            raise ValueError(f"{where}: {name} is not a (rectangular) array of numbers") from None
-        expected = _get(layer, attr).shape
-        if value.shape != expected:
-            raise ValueError(f"{where}: {name} has shape {value.shape}, expected {expected}")
-        if attr in layer.params:
-            layer.params[attr] = value
-        else:
-            setattr(layer, attr, value)
+    load_weights(model, doc, where)
     return model.eval()
