@@ -305,16 +305,17 @@ def augmented(row, rng, mirror_colours: bool = False):
     """
     board = chess.Board(row["fen"])
     k = int(rng.choice(allowed_symmetries(board)))
+    mirror = mirror_colours and rng.random() < 0.5
+    if not k and not mirror:
+        return board, row
     legal = np.asarray(row["legal"])
     if k:
         for flip in SYMMETRIES[k]:
             board = board.transform(flip)
         legal = _index_map(k)[legal]
-    if mirror_colours and rng.random() < 0.5:
+    if mirror:
         board = board.mirror()
         legal = _index_map(SYMMETRIES.index((_V,)))[legal]     # squares flip top to bottom
-    if board.fen() == row["fen"]:
-        return board, row
     return board, {**row, "fen": board.fen(), "legal": legal}
 
 
