@@ -39,8 +39,8 @@ from .data import DEFAULT_DATASET, Dataset, load_dataset
 from .evaluation import (ENCODINGS, NetworkEvaluator, cp_to_target, encode_boards,
                          load_evaluator, target_to_cp)
 from .files import DATA_DIR, MODELS_DIR, read_json, write_json_atomic
-from .nn import (ANN, CNN, Adam, BatchNorm, Sigmoid, conv_net, mse, residual_net,
-                 save_model, thesis_ann, thesis_cnn)
+from .nn import (ANN, CNN, Adam, BatchNorm, Sigmoid, conv_net, residual_net, save_model,
+                 thesis_ann, thesis_cnn, train_step)
 
 #: Labels and predictions are clipped to +-CLIP_CP before the MAE and the correlation.
 CLIP_CP = 1000
@@ -184,10 +184,7 @@ def train_epoch(model, optimizer, x, y, order, batch_size: int = 256, bar=None) 
     total = 0.0
     for start in range(0, len(order), batch_size):
         idx = np.sort(order[start:start + batch_size])   # sorted: faster gather, same batch
-        pred = model.forward(x[idx])
-        loss, grad = mse(pred, y[idx])
-        model.backward(grad, input_grad=False)
-        optimizer.step(model)
+        loss = train_step(model, optimizer, x[idx], y[idx])   # forward, MSE, backward, step
         total += loss * len(idx)
         if bar is not None:
             bar.update(len(idx))
