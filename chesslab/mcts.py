@@ -25,8 +25,11 @@ supervised bootstrap from game records.
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -484,24 +487,59 @@ GATE_SCORE = 0.55
 
 
 def arena(net_a, net_b, starts, simulations: int = 50, max_plies: int = 120,
-          adjudicate=adjudicate_draw, draw_value: float = 0.0, seed: int = 0) -> dict:
+          adjudicate=adjudicate_draw, draw_value: float = 0.0, seed: int = 0,
+          workers: int = 1) -> dict:
     """``net_a`` against ``net_b``: two games per start position, colours swapped.
 
     Both play greedy MCTS (no noise, most visited move). Returns wins/draws/losses
-    and the score of ``net_a`` (win 1, draw 1/2).
+    and the score of ``net_a`` (win 1, draw 1/2). ``workers`` > 1 plays the games in
+    that many processes (same results: every game has its own seeds).
     """
+    jobs = [(net_a, net_b, fen, a_white, simulations, max_plies, adjudicate, draw_value,
+             seed + 2 * i) for i, fen in enumerate(starts) for a_white in (True, False)]
     w = d = l = 0
-    for i, fen in enumerate(starts):
-        for a_white in (True, False):
-            a = MCTSPlayer(net_a, simulations, draw_value=draw_value, seed=seed + 2 * i)
-            b = MCTSPlayer(net_b, simulations, draw_value=draw_value, seed=seed + 2 * i + 1)
-            _, result, _ = play_out(chess.Board(fen), *((a, b) if a_white else (b, a)),
-                                    max_plies, adjudicate, draw_value=draw_value)
-            z = result_for(result, chess.WHITE if a_white else chess.BLACK)
-            w, d, l = w + (z > 0), d + (z == 0), l + (z < 0)
+    for z in parallel_map(_arena_game, jobs, workers):
+        w, d, l = w + (z > 0), d + (z == 0), l + (z < 0)
     games = w + d + l
     return {"games": games, "wins": w, "draws": d, "losses": l,
             "score": (w + 0.5 * d) / games if games else 0.0}
+
+
+def _arena_game(job) -> float:
+    """One arena game; the result for ``net_a``."""
+    net_a, net_b, fen, a_white, simulations, max_plies, adjudicate, draw_value, seed = job
+    a = MCTSPlayer(net_a, simulations, draw_value=draw_value, seed=seed)
+    b = MCTSPlayer(net_b, simulations, draw_value=draw_value, seed=seed + 1)
+    _, result, _ = play_out(chess.Board(fen), *((a, b) if a_white else (b, a)),
+                            max_plies, adjudicate, draw_value=draw_value)
+    return result_for(result, chess.WHITE if a_white else chess.BLACK)
+
+
+def parallel_map(function, jobs, workers: int = 1) -> list:
+    """``[function(job) for job in jobs]``, in ``workers`` processes when > 1.
+
+    Games are independent and each carries its own seed, so the results (in job
+    order) are the same for any number of workers. Each process does its numpy work
+    on one thread: two busy processes on two cores, not four threads fighting.
+    """
+    jobs = list(jobs)
+    if workers <= 1 or len(jobs) <= 1:
+        return [function(job) for job in jobs]
+    context = multiprocessing.get_context("spawn")   # the same on Linux, macOS, Windows
+    saved = {k: os.environ.get(k) for k in _THREAD_VARIABLES}
+    os.environ.update({k: "1" for k in _THREAD_VARIABLES})   # read by numpy in the workers
+    try:
+        with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
+            return list(pool.map(function, jobs))
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def gate(challenger, best, starts, threshold: float = GATE_SCORE, **kwargs):
@@ -610,7 +648,7 @@ DEFAULTS = {
              "epochs": 2, "batch_size": 64, "lr": 5e-4, "c": 1e-4, "buffer": 20000,
              "gate_starts": 10, "gate_simulations": 100, "gate_max_plies": 160,
              "adjudicate": "material", "draw_value": 0.0, "anchor": 0, "value_target": "z",
-             "player": "latest"},
+             "player": "latest", "starts": "initial", "workers": 1},
 }
 _ADJUDICATE = {"draw": adjudicate_draw, "material": adjudicate_material}
 
@@ -711,15 +749,19 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
         if kind == "endgame":    # easy starts mixed in: a third of each level
             starts = [endgame_starts(1, cfg["piece"], rng.randrange(10**9), level=g % 3)[0]
                       for g in range(cfg["games"])]
+        elif cfg.get("starts") == "records":   # every other game from a recorded game
+            found = record_starts(cfg["games"] // 2, seed=rng.randrange(10**9))
+            starts = [found[g // 2] if g % 2 and g // 2 < len(found) else None
+                      for g in range(cfg["games"])]
         else:
             starts = [None] * cfg["games"]
         results = {"1-0": 0, "0-1": 0, "1/2-1/2": 0}
         plies = []
-        for g, start in enumerate(starts):
-            game = self_play_game(best if cfg.get("player") == "best" else trainee, start,
-                                  cfg["simulations"], cfg["temperature_plies"],
-                                  cfg["max_plies"], adjudicate, draw_value=cfg["draw_value"],
-                                  seed=rng.randrange(10**9))
+        player_net = best if cfg.get("player") == "best" else trainee
+        jobs = [(player_net, start, cfg["simulations"], cfg["temperature_plies"],
+                 cfg["max_plies"], adjudicate, cfg["draw_value"], rng.randrange(10**9))
+                for start in starts]
+        for game in parallel_map(_self_play_job, jobs, cfg.get("workers", 1)):
             buffer.add(game["records"])
             results[game["result"]] += 1
             plies.append(len(game["moves"]))
@@ -734,7 +776,8 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
                               augment=True, mirror_colours=cfg["draw_value"] == 0.0)
         accepted, match = gate(trainee, best, gate_starts, simulations=cfg["gate_simulations"],
                                max_plies=cfg.get("gate_max_plies", cfg["max_plies"]),
-                               adjudicate=adjudicate, draw_value=cfg["draw_value"], seed=it)
+                               adjudicate=adjudicate, draw_value=cfg["draw_value"], seed=it,
+                               workers=cfg.get("workers", 1))
         if accepted:
             best = _copy_net(trainee)
         row = {"iteration": it, "selfplay": results, "mean_plies": float(np.mean(plies)),
@@ -746,6 +789,47 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
         save()
         progress(f"iteration {it}: {_summary(row)}")
     return state
+
+
+def _self_play_job(job) -> dict:
+    net, start, simulations, temperature_plies, max_plies, adjudicate, draw_value, seed = job
+    return self_play_game(net, start, simulations, temperature_plies, max_plies, adjudicate,
+                          draw_value=draw_value, seed=seed)
+
+
+def record_starts(count: int, seed: int = 0, plies=(8, 40), records=None) -> list[str]:
+    """Positions from game records, each after a seeded random number of plies: self-play
+    then also meets the middlegames that games from the initial position rarely reach.
+    ``records`` defaults to the shipped games the bootstrap trained on (the first nine
+    tenths)."""
+    if records is None:
+        records = _training_records()
+    if not any(len(list(g.mainline_moves())) >= plies[0] + 10 for g in records):
+        raise ValueError(f"no game record has the {plies[0] + 10} plies a start needs")
+    rng = random.Random(f"record starts:{seed}")
+    fens = []
+    while len(fens) < count:
+        moves = list(records[rng.randrange(len(records))].mainline_moves())
+        if len(moves) < plies[0] + 10:
+            continue
+        board = chess.Board()
+        for move in moves[:rng.randint(plies[0], min(plies[1], len(moves) - 10))]:
+            board.push(move)
+        fens.append(board.fen())
+    return fens
+
+
+_RECORDS = []
+
+
+def _training_records():
+    """The shipped game records the bootstrap trained on (read once per process)."""
+    if not _RECORDS:
+        from .data import DEFAULT_GAMES, read_games
+
+        records = read_games(DEFAULT_GAMES)
+        _RECORDS.extend(records[:len(records) * 9 // 10])
+    return _RECORDS
 
 
 def _anchor_rows(count: int) -> list[dict]:
@@ -955,6 +1039,14 @@ def register_cli(subparsers) -> None:
     p.add_argument("--player", choices=["latest", "best"], default=None,
                    help="which network plays the self-play games: the one in training "
                         "(AlphaZero) or the gated best (AlphaGo Zero)")
+    p.add_argument("--starts", choices=["initial", "records"], default=None,
+                   help="full game: every game from the initial position, or every other "
+                        "one from a position of the shipped game records")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes for the self-play and gate games (e.g. 2 on 2 cores)")
+    p.add_argument("--lr", type=float, default=None, help="Adam step size")
+    p.add_argument("--epochs", type=int, default=None, help="passes over the buffer per iteration")
+    p.add_argument("--buffer", type=int, default=None, help="replay buffer capacity (positions)")
     p.add_argument("--piece", choices=["Q", "R"], default=None,
                    help="endgame: the strong side's extra piece (K+Q vs K or K+R vs K)")
     p.add_argument("--seed", type=int, default=0)
@@ -978,7 +1070,9 @@ def _cmd_selfplay(args):
     overrides = {k: v for k, v in (("games", args.games), ("simulations", args.simulations),
                                    ("piece", args.piece), ("gate_starts", args.gate_starts),
                                    ("anchor", args.anchor), ("value_target", args.value_target),
-                                   ("player", args.player))
+                                   ("player", args.player), ("starts", args.starts),
+                                   ("workers", args.workers), ("lr", args.lr),
+                                   ("epochs", args.epochs), ("buffer", args.buffer))
                  if v is not None}
     if args.piece and args.kind != "endgame":
         raise ValueError("--piece only applies to the endgame curriculum (selfplay endgame)")

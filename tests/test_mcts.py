@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from chesslab.encoding import legal_indices, move_to_index, planes9_batch
-from chesslab.mcts import (MCTS, GATE_SCORE, MCTSPlayer, ReplayBuffer, endgame_starts, gate,
-                           mate_test, mcts_player, self_play_game, terminal_value,
-                           uniform_evaluate, visit_policy)
+from chesslab.mcts import (MCTS, GATE_SCORE, MCTSPlayer, ReplayBuffer, arena, endgame_starts,
+                           gate, mate_test, mcts_player, record_starts, self_play_game,
+                           terminal_value, uniform_evaluate, visit_policy)
 from chesslab import mcts as mcts_module
 from chesslab.players import make_player
 from chesslab.policy_value import PolicyValueNet, save_policy_value
@@ -177,6 +177,33 @@ def test_endgame_starts_and_gate():
     assert GATE_SCORE == 0.55
     res = mate_test(uniform_evaluate, endgame_starts(2, seed=3, level=0), 30, max_moves=3)
     assert len(res["per_start"]) == 2
+
+
+def test_arena_in_two_processes_plays_the_same_games(net):
+    # a weak net against the uniform prior; each game carries its own seeds, so the
+    # processes that play them do not change any result
+    other = PolicyValueNet(8, 1, policy_k=8, seed=5).eval()
+    starts = ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+              "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"]
+    one = arena(net, other, starts, simulations=8, max_plies=12, adjudicate=mcts_module.
+                adjudicate_material)
+    two = arena(net, other, starts, simulations=8, max_plies=12, adjudicate=mcts_module.
+                adjudicate_material, workers=2)
+    assert one == two and one["games"] == 4
+
+
+def test_record_starts_come_from_game_records():
+    from chesslab.data import DEFAULT_GAMES, read_games
+
+    games = read_games(DEFAULT_GAMES, limit=40)
+    fens = record_starts(12, seed=3, records=games)
+    assert len(fens) == 12 and len(set(fens)) == 12
+    assert fens == record_starts(12, seed=3, records=games)
+    assert fens != record_starts(12, seed=4, records=games)
+    for fen in fens:
+        board = chess.Board(fen)
+        assert board.is_valid() and not board.is_game_over()
+        assert 8 <= 2 * (board.fullmove_number - 1) + (board.turn == chess.BLACK) <= 40
 
 
 def test_mcts_player_spec(tmp_path, net, monkeypatch):
