@@ -9,7 +9,7 @@ which the bootstrap never trained on); each start is played once with each colou
 Both players search greedily (no noise, most visited move), so every game differs only
 by its start. A game still running after ``--max-plies`` is a draw, as in every match
 table here. The result goes to data/results/mcts_head_to_head.json under the SHA-256
-prefixes of both files, with the score's 95% interval.
+prefixes of both files, with the score's 95% interval and the Elo difference it implies.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import hashlib
 import time
 from pathlib import Path
 
-from chesslab.arena import OPENINGS, match
+from chesslab.arena import OPENINGS, MatchResult, match
 from chesslab.data import DEFAULT_GAMES, read_games
 from chesslab.files import DATA_DIR, read_json, write_json_atomic
 from chesslab.mcts import mcts_player, parallel_map
@@ -67,26 +67,23 @@ def main(argv=None):
     t0 = time.perf_counter()
     parts = parallel_map(play_chunk, [(args.a, args.b, args.simulations, chunk, args.max_plies,
                                        args.seed) for chunk in chunks if chunk], args.workers)
-    w, d, l = (sum(p[k] for p in parts) for k in ("wins", "draws", "losses"))
-    n = w + d + l
-    score = (w + 0.5 * d) / n
-    # standard error of the mean game score (win 1, draw 1/2, loss 0)
-    var = (w * (1 - score) ** 2 + d * (0.5 - score) ** 2 + l * score ** 2) / n
-    half = 1.96 * (var / n) ** 0.5
+    res = MatchResult(f"{Path(args.a).name} mcts:{args.simulations}",
+                      f"{Path(args.b).name} mcts:{args.simulations}")
+    res.wins, res.draws, res.losses = (sum(p[k] for p in parts)
+                                       for k in ("wins", "draws", "losses"))
+    low, high = res.score_interval()
     sha = {p: hashlib.sha256(Path(p).read_bytes()).hexdigest()[:16] for p in (args.a, args.b)}
     entry = {"a": Path(args.a).name, "b": Path(args.b).name, "a_network": sha[args.a],
-             "b_network": sha[args.b], "simulations": args.simulations, "games": n,
-             "max_plies": args.max_plies, "wins": w, "draws": d, "losses": l,
-             "score": round(score, 4), "ci95": [round(score - half, 3), round(score + half, 3)],
+             "b_network": sha[args.b], "simulations": args.simulations, "games": res.n,
+             "max_plies": args.max_plies, "wins": res.wins, "draws": res.draws,
+             "losses": res.losses, "score": round(res.score, 4),
+             "ci95": [round(low, 3), round(high, 3)], "summary": res.summary(),
              "terminations": [t for p in parts for t in p["terminations"]],
              "seconds": round(time.perf_counter() - t0, 1)}
     doc = read_json(OUT, "results") if OUT.exists() else {"matches": []}
     doc["matches"].append(entry)
     write_json_atomic(OUT, doc, indent=1)
-    print(f"{entry['a']} vs {entry['b']} at {args.simulations} simulations: +{w} ={d} -{l}, "
-          f"score {score:.3f} (95% CI {score - half:.2f}-{score + half:.2f}), "
-          f"{entry['seconds']:.0f} s")
-
+    print(res.summary(), f"({entry['seconds']:.0f} s)")
 
 if __name__ == "__main__":
     main()
