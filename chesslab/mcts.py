@@ -1076,6 +1076,13 @@ def _cmd_selfplay(args):
                  if v is not None}
     if args.piece and args.kind != "endgame":
         raise ValueError("--piece only applies to the endgame curriculum (selfplay endgame)")
+    if args.kind == "endgame":
+        full_only = [flag for flag, v in (("--initial", args.initial), ("--starts", args.starts),
+                                          ("--anchor", args.anchor),
+                                          ("--value-target", args.value_target)) if v is not None]
+        if full_only:
+            raise ValueError(f"{', '.join(full_only)} only apply to the full game "
+                             f"(selfplay full); the endgame curriculum starts from scratch")
     train_selfplay(args.workdir, args.kind, args.iterations, args.max_minutes,
                    initial=args.initial, progress=lambda s: print(s, flush=True),
                    seed=args.seed, **overrides)

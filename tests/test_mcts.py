@@ -206,6 +206,17 @@ def test_record_starts_come_from_game_records():
         assert 8 <= 2 * (board.fullmove_number - 1) + (board.turn == chess.BLACK) <= 40
 
 
+def test_selfplay_cli_rejects_options_of_the_other_task(tmp_path, capsys):
+    from chesslab.__main__ import main
+
+    assert main(["selfplay", "endgame", "--workdir", str(tmp_path), "--starts", "records",
+                 "--anchor", "100"]) == 2
+    assert "--starts, --anchor only apply to the full game" in capsys.readouterr().err
+    assert main(["selfplay", "full", "--workdir", str(tmp_path), "--piece", "R"]) == 2
+    assert "--piece only applies" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())          # nothing was started
+
+
 def test_mcts_player_spec(tmp_path, net, monkeypatch):
     path = tmp_path / "pv.json"
     save_policy_value(net, path)
