@@ -19,18 +19,15 @@ import time
 from pathlib import Path
 
 from chesslab.arena import OPENINGS, MatchResult, match
-from chesslab.data import DEFAULT_GAMES, read_games
 from chesslab.files import DATA_DIR, read_json, write_json_atomic
-from chesslab.mcts import mcts_player, parallel_map
+from chesslab.mcts import mcts_player, parallel_map, shipped_game_split
 
 OUT = DATA_DIR / "results" / "mcts_head_to_head.json"
 
 
 def held_out_openings(count: int, plies: int = 8) -> list[str]:
-    records = read_games(DEFAULT_GAMES)
-    held_out = records[len(records) * 9 // 10:]
     lines = []
-    for game in held_out:
+    for game in shipped_game_split()[1]:
         moves = list(game.mainline_moves())
         if len(moves) > plies + 20:
             lines.append(" ".join(m.uci() for m in moves[:plies]))

@@ -24,6 +24,7 @@ supervised bootstrap from game records.
 """
 from __future__ import annotations
 
+import functools
 import math
 import multiprocessing
 import os
@@ -803,7 +804,7 @@ def record_starts(count: int, seed: int = 0, plies=(8, 40), records=None) -> lis
     ``records`` defaults to the shipped games the bootstrap trained on (the first nine
     tenths)."""
     if records is None:
-        records = _training_records()
+        records = shipped_game_split()[0]
     if not any(len(list(g.mainline_moves())) >= plies[0] + 10 for g in records):
         raise ValueError(f"no game record has the {plies[0] + 10} plies a start needs")
     rng = random.Random(f"record starts:{seed}")
@@ -819,27 +820,26 @@ def record_starts(count: int, seed: int = 0, plies=(8, 40), records=None) -> lis
     return fens
 
 
-_RECORDS = []
+def split_games(records) -> tuple[list, list]:
+    """(training games, held-out games): the first nine tenths and the last tenth. The
+    bootstrap trains on the first part and measures on the second; self-play starts
+    and anchor positions come from the first part only."""
+    cut = max(1, len(records) * 9 // 10)
+    return records[:cut], records[cut:]
 
 
-def _training_records():
-    """The shipped game records the bootstrap trained on (read once per process)."""
-    if not _RECORDS:
-        from .data import DEFAULT_GAMES, read_games
+@functools.lru_cache(maxsize=1)
+def shipped_game_split() -> tuple[list, list]:
+    """``split_games`` of the shipped game records (read once per process)."""
+    from .data import DEFAULT_GAMES, read_games
 
-        records = read_games(DEFAULT_GAMES)
-        _RECORDS.extend(records[:len(records) * 9 // 10])
-    return _RECORDS
+    return split_games(read_games(DEFAULT_GAMES))
 
 
 def _anchor_rows(count: int) -> list[dict]:
-    """Up to ``count`` Stockfish-labelled positions from the shipped games (the first
-    nine tenths, as in ``bootstrap``), with the moves played and the labels as targets."""
-    from .data import DEFAULT_GAMES, read_games
-
-    records = read_games(DEFAULT_GAMES)
-    rows = game_samples(records[:len(records) * 9 // 10], 1, stockfish_labels(),
-                        labelled_only=True)
+    """Up to ``count`` Stockfish-labelled positions from the shipped games the bootstrap
+    trained on, with the moves played and the labels as targets."""
+    rows = game_samples(shipped_game_split()[0], 1, stockfish_labels(), labelled_only=True)
     return random.Random(0).sample(rows, min(count, len(rows)))
 
 
@@ -916,9 +916,9 @@ def bootstrap(out, pgn=None, games: int = 400, every: int = 2, epochs: int = 3,
     records = read_games(pgn, limit=games)
     labels = stockfish_labels() if DEFAULT_DATASET.exists() else None
     # the last tenth of the games is held out to measure move-prediction accuracy
-    cut = max(1, len(records) * 9 // 10)
-    train_rows = game_samples(records[:cut], every, labels, labelled_only=labelled_only)
-    test_rows = game_samples(records[cut:], every, labels, labelled_only=labelled_only)
+    train_games, test_games = split_games(records)
+    train_rows = game_samples(train_games, every, labels, labelled_only=labelled_only)
+    test_rows = game_samples(test_games, every, labels, labelled_only=labelled_only)
     if out.exists():
         net = load_policy_value(out)
         done = net.training_notes.get("epochs", 0)
@@ -926,7 +926,7 @@ def bootstrap(out, pgn=None, games: int = 400, every: int = 2, epochs: int = 3,
     else:
         net, done, history = PolicyValueNet(channels, blocks, seed=seed,
                                             name="bootstrapped policy-value net"), 0, []
-    progress(f"{len(train_rows)} training positions from {cut} games, {len(test_rows)} "
+    progress(f"{len(train_rows)} training positions from {len(train_games)} games, {len(test_rows)} "
              f"held out; Stockfish labels: {'yes' if labels else 'no (game results)'}")
     for epoch in range(done, epochs):
         # a fresh Adam per epoch keeps a resumed run identical to an uninterrupted one
