@@ -1,9 +1,9 @@
 """Games and matches between players: rules, scores, an Elo estimate, PGN.
 
-``play_game`` applies all of python-chess's game-end rules: checkmate, stalemate,
+``play_game`` ends a game by ``chesslab.game.outcome``: checkmate, stalemate,
 insufficient material, the 75-move rule and fivefold repetition end a game by
-themselves; threefold repetition and the 50-move rule are draws that a player may
-claim, and here they are always claimed (adjudicated as draws). A game still going
+themselves; a threefold repetition or 50-move draw ends it once it has happened (never
+one the side to move could only claim with its next move). A game still going
 after ``max_plies`` half-moves (default 400) is stopped and adjudicated a draw,
 recorded in the PGN as ``Termination "move cap"`` so it can never hide as a win.
 
@@ -21,6 +21,7 @@ import chess
 import chess.pgn
 
 from chesslab.files import atomic_path
+from chesslab.game import outcome as game_outcome
 from chesslab.players import Player, make_player
 
 #: Short, varied, roughly balanced openings (UCI moves) so games differ.
@@ -35,8 +36,8 @@ _TERMINATION = {
     chess.Termination.INSUFFICIENT_MATERIAL: "insufficient material",
     chess.Termination.SEVENTYFIVE_MOVES: "75-move rule",
     chess.Termination.FIVEFOLD_REPETITION: "fivefold repetition",
-    chess.Termination.FIFTY_MOVES: "50-move rule (claimed)",
-    chess.Termination.THREEFOLD_REPETITION: "threefold repetition (claimed)",
+    chess.Termination.FIFTY_MOVES: "50-move rule",
+    chess.Termination.THREEFOLD_REPETITION: "threefold repetition",
 }
 
 
@@ -53,9 +54,9 @@ def play_game(white: Player, black: Player, opening: str | None = None,
     start = board.copy()
     termination = "move cap"
     while True:
-        outcome = board.outcome(claim_draw=True)
-        if outcome is not None:
-            result, termination = outcome.result(), _TERMINATION[outcome.termination]
+        ended = game_outcome(board)
+        if ended is not None:
+            result, termination = ended.result(), _TERMINATION[ended.termination]
             break
         if len(board.move_stack) - len(start.move_stack) >= max_plies:
             result = "1/2-1/2"  # adjudicated: see the module docstring

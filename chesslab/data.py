@@ -38,6 +38,7 @@ import numpy as np
 from tqdm import tqdm
 
 from .files import DATA_DIR, atomic_path, find_stockfish
+from .game import outcome
 
 #: Score given to "mate now"; mate in n moves scores MATE_CP - n (negative if White is mated).
 MATE_CP = 10_000
@@ -179,7 +180,7 @@ def play_selfplay_game(engine, index: int = 0, seed: int = 0, nodes: int = 1000,
             break
         board.push(rng.choice(moves))
     limit = chess.engine.Limit(nodes=nodes)
-    while not board.is_game_over(claim_draw=True) and board.ply() < max_plies:
+    while outcome(board) is None and board.ply() < max_plies:
         options = {"UCI_LimitStrength": True, "UCI_Elo": elos[board.turn]}
         board.push(engine.play(board, limit, options=options).move)
     game = chess.pgn.Game.from_board(board)
@@ -192,8 +193,9 @@ def play_selfplay_game(engine, index: int = 0, seed: int = 0, nodes: int = 1000,
         "WhiteElo": str(elos[chess.WHITE]), "BlackElo": str(elos[chess.BLACK]),
         "GameId": str(index), "Seed": str(seed), "NodesPerMove": str(nodes),
         "RandomOpeningPlies": str(n_random)})
-    if board.is_game_over(claim_draw=True):
-        game.headers["Result"] = board.result(claim_draw=True)
+    ended = outcome(board)
+    if ended is not None:
+        game.headers["Result"] = ended.result()
         game.headers["Termination"] = "normal"
     else:
         game.headers["Result"] = "1/2-1/2"

@@ -20,6 +20,7 @@ import chess
 import chess.pgn
 
 from chesslab.encoding import as_board
+from chesslab.game import outcome
 
 #: A side played by clicks on the board.
 HUMAN = "human"
@@ -113,24 +114,28 @@ def _winner_result(winner: chess.Color | None) -> str:
     return {chess.WHITE: "1-0", chess.BLACK: "0-1", None: "1/2-1/2"}[winner]
 
 
+#: How ``chesslab.game.outcome``'s terminations read in the controller's messages.
+_REASONS = {
+    chess.Termination.CHECKMATE: "checkmate",
+    chess.Termination.STALEMATE: "stalemate",
+    chess.Termination.INSUFFICIENT_MATERIAL: "insufficient material",
+    chess.Termination.SEVENTYFIVE_MOVES: "seventy-five-move rule",
+    chess.Termination.FIVEFOLD_REPETITION: "fivefold repetition",
+    chess.Termination.THREEFOLD_REPETITION: "threefold repetition",
+    chess.Termination.FIFTY_MOVES: "fifty-move rule",
+}
+
+
 def game_over(board: chess.Board) -> GameOver | None:
-    """The rules that end a game at once, including the draws a player may claim.
+    """How the game has ended (``chesslab.game.outcome``, the rule of every play loop).
 
     An arbiter would wait for a claim of threefold repetition or the 50-move rule; in a
-    classroom game the board ends it as soon as either holds.
+    classroom game the board ends it as soon as either has happened.
     """
-    if board.is_checkmate():
-        winner = not board.turn
-        return GameOver(_winner_result(winner), "checkmate", winner)
-    if board.is_stalemate():
-        return GameOver("1/2-1/2", "stalemate")
-    if board.is_insufficient_material():
-        return GameOver("1/2-1/2", "insufficient material")
-    if board.is_repetition(3):
-        return GameOver("1/2-1/2", "threefold repetition")
-    if board.halfmove_clock >= 100:
-        return GameOver("1/2-1/2", "fifty-move rule")
-    return None
+    ended = outcome(board)
+    if ended is None:
+        return None
+    return GameOver(ended.result(), _REASONS[ended.termination], ended.winner)
 
 
 def _san_line(board: chess.Board, moves) -> list:

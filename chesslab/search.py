@@ -94,9 +94,12 @@ def white_to_side(value: float, turn: chess.Color, ply: int) -> float:
 
 
 def draw_by_rule(board: chess.Board) -> bool:
-    """Drawn whatever the moves: the 50-move rule or insufficient material."""
+    """Drawn whatever the moves: the 50-move rule or insufficient material.
+
+    A move that mates on the 100th half-move still wins: mate comes before the rule.
+    """
     if board.halfmove_clock >= 100:
-        return True
+        return not board.is_checkmate()
     return (not (board.pawns | board.rooks | board.queens)
             and board.is_insufficient_material())
 

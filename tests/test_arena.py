@@ -52,7 +52,8 @@ def test_claimable_draws_and_move_cap_are_adjudicated():
         "1/2-1/2", "insufficient material")
     game = play_game(make_player("random"), make_player("random"), max_plies=6)
     assert game.headers["Termination"] == "move cap" and game.headers["Result"] == "1/2-1/2"
-    # Knights shuffling back and forth: a claimable threefold repetition.
+    # Knights shuffling back and forth: the threefold repetition ends the game once it
+    # has happened (the start position for the third time), not a move earlier.
 
     class Shuffler(Player):
         def choose_move(self, board):
@@ -61,7 +62,8 @@ def test_claimable_draws_and_move_cap_are_adjudicated():
                 if move in board.legal_moves:
                     return move
     game = play_game(Shuffler("w"), Shuffler("b"))
-    assert game.headers["Termination"] == "threefold repetition (claimed)"
+    assert game.headers["Termination"] == "threefold repetition"
+    assert game.headers["PlyCount"] == "8" and game.end().board().is_repetition(3)
 
 
 def test_illegal_move_is_reported():
