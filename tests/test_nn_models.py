@@ -192,3 +192,18 @@ def test_malformed_files_give_clear_errors(tmp_path, ann_doc):
 
     with pytest.raises(ValueError, match="not a chesslab model"):
         nn.load_model(_write(bad, [1, 2, 3]))
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e300"])
+def test_non_finite_weights_are_refused_with_file_and_key(tmp_path, ann_doc, number):
+    doc = dict(ann_doc, bias2=[0.0] * 63 + ["HERE"])
+    path = tmp_path / "damaged.json"
+    path.write_text(json.dumps(doc).replace('"HERE"', number))   # as a damaged file has it
+    with pytest.raises(ValueError, match=rf"damaged.json: bias2 holds a non-finite number "
+                                         rf"at index \[63\]"):
+        nn.load_model(path)
+
+
+def test_architecture_that_is_not_an_object_is_named(tmp_path, ann_doc):
+    with pytest.raises(ValueError, match="'architecture' should be a JSON object"):
+        nn.load_model(_write(tmp_path / "bad.json", dict(ann_doc, architecture="ANN")))

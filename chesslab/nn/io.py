@@ -76,9 +76,17 @@ def load_weights(model, doc: dict, where: str) -> None:
             raise ValueError(f"{where} is missing {name}, needed by layer {layer!r}")
         raw = doc[key] if inner is None else doc[key][inner]
         try:
-            value = np.array(raw, dtype=model.dtype)
+            with np.errstate(over="ignore"):     # 1e300 -> inf in float32: caught below
+                value = np.array(raw, dtype=model.dtype)
         except (TypeError, ValueError):
             raise ValueError(f"{where}: {name} is not a (rectangular) array of numbers") from None
+        if not np.all(np.isfinite(value)):
+            # A NaN or infinite weight makes every evaluation NaN and the search's choice
+            # arbitrary: refuse the file rather than play nonsense.
+            bad = np.argwhere(~np.isfinite(value))[0].tolist()
+            raise ValueError(f"{where}: {name} holds a non-finite number at index {bad} "
+                             f"(NaN, Infinity or a value too big for {np.dtype(model.dtype)}); "
+                             f"the file is damaged: retrain the model or restore the file")
         expected = _get(layer, attr).shape
         if value.shape != expected:
             raise ValueError(f"{where}: {name} has shape {value.shape}, expected {expected}")
@@ -106,9 +114,13 @@ def load_model(path) -> Network:
     if doc["format_version"] != FORMAT_VERSION:
         raise ValueError(f"{where} has format_version {doc['format_version']!r}; this "
                          f"chesslab reads version {FORMAT_VERSION}")
+    if not isinstance(doc["architecture"], dict):
+        raise ValueError(f"{where}: 'architecture' should be a JSON object describing the "
+                         f"layers, not {type(doc['architecture']).__name__} "
+                         f"{doc['architecture']!r:.40}; re-save the model with save_model")
     try:
         model = Network.from_architecture(doc["architecture"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ValueError(f"{where}: the 'architecture' entry cannot be rebuilt ({exc!r})") from None
     load_weights(model, doc, where)
     return model.eval()
