@@ -35,9 +35,11 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 1
+    from chesslab.players import EngineStopped
+
     try:
         return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError, TypeError) as exc:
+    except (ValueError, FileNotFoundError, TypeError, EngineStopped) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 import chess
 import chess.pgn
 
-from chesslab.files import atomic_path
+from chesslab.files import atomic_path, check_writable
 from chesslab.game import outcome as game_outcome
-from chesslab.players import Player, make_player
+from chesslab.players import EngineStopped, Player, make_player
 
 #: Short, varied, roughly balanced openings (UCI moves) so games differ.
 OPENINGS = (
@@ -45,6 +45,13 @@ def play_game(white: Player, black: Player, opening: str | None = None,
               board: chess.Board | None = None, max_plies: int = 400,
               round_: str = "-") -> chess.pgn.Game:
     """One game; returns a PGN game whose headers name the players' specs and the end."""
+    _check_max_plies(max_plies)
+    for side, player in (("white", white), ("black", black)):
+        if not hasattr(player, "choose_move"):
+            raise TypeError(f"play_game needs players (make_player('pst:2'), ...) as "
+                            f"{side}, not {type(player).__name__} {player!r:.40}")
+    if board is not None and not isinstance(board, chess.Board):
+        raise TypeError(f"board must be a chess.Board, not {type(board).__name__}")
     board = board.copy() if board is not None else chess.Board()
     for uci in (opening or "").split():
         move = chess.Move.from_uci(uci)
@@ -74,6 +81,12 @@ def play_game(white: Player, black: Player, opening: str | None = None,
     if opening:
         game.headers["Opening"] = opening
     return game
+
+
+def _check_max_plies(max_plies):
+    if isinstance(max_plies, bool) or not isinstance(max_plies, int) or max_plies < 1:
+        raise ValueError(f"max_plies (the half-moves after which a game is adjudicated a "
+                         f"draw) must be a whole number of at least 1, got {max_plies!r}")
 
 
 def play_random_sides(player_a: Player, player_b: Player, seed: int = 0, **kwargs):
@@ -147,12 +160,25 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
     """``games`` games a vs b: colours alternate, each opening is played from both sides.
 
     Players may be specs (made here with ``seed`` and closed at the end) or players.
+    The PGN destination is checked before the first game; if a game fails (an engine
+    dies, Ctrl-C), the games already finished are still written to ``pgn_path`` and
+    kept on the exception as ``exc.match_result``.
     """
     from tqdm.auto import tqdm
 
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"a match needs at least 1 game, got games={games!r}")
+    _check_max_plies(max_plies)
+    if pgn_path is not None:
+        check_writable(pgn_path, "PGN file")
     made = [p for p in (player_a, player_b) if not isinstance(p, Player)]
     a = make_player(player_a, seed=seed)
-    b = make_player(player_b, seed=seed + 1)
+    try:
+        b = make_player(player_b, seed=seed + 1)
+    except BaseException:
+        if player_a in made:
+            a.close()
+        raise
     result = MatchResult(a.name, b.name)
     try:
         for i in tqdm(range(games), desc=f"{a.name} vs {b.name}", disable=not progress):
@@ -169,6 +195,21 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
             else:
                 result.draws += 1
             result.games.append(game)
+    except BaseException as exc:
+        # Keep what was played: the finished games go to the PGN file and on the error.
+        exc.match_result = result
+        if pgn_path is not None and result.games:
+            save_pgn(result.games, pgn_path)
+            exc.add_note(f"the {len(result.games)} finished game(s) were saved to {pgn_path}")
+        if isinstance(exc, EngineStopped):
+            kept = (f"the {len(result.games)} finished game(s) were saved to {pgn_path}"
+                    if pgn_path is not None and result.games else
+                    f"{len(result.games)} game(s) had finished")
+            stopped = EngineStopped(f"game {len(result.games) + 1} of {a.name} vs "
+                                    f"{b.name} stopped: {exc}; {kept}")
+            stopped.match_result = result
+            raise stopped from exc
+        raise
     finally:
         for spec, player in ((player_a, a), (player_b, b)):
             if spec in made:
@@ -238,6 +279,8 @@ def register_cli(subparsers):
 def _cli_match(args):
     if args.games < 1:
         raise ValueError("--games must be at least 1")
+    if args.max_plies < 1:
+        raise ValueError("--max-plies must be at least 1")
     result = match(args.white, args.black, games=args.games, seed=args.seed,
                    max_plies=args.max_plies, progress=not args.quiet, pgn_path=args.pgn)
     print(result.summary())

@@ -38,6 +38,45 @@ def atomic_path(path, suffix: str = ""):
             os.unlink(tmp)
 
 
+def _probe_folder(folder: Path, name: str) -> str | None:
+    """Why ``folder`` cannot take a new file (None if it can): really creates and
+    removes a scratch file, since permission bits alone do not tell (root ignores
+    them; a read-only disk does not show in them)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".check", dir=folder)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def check_writable(path, what: str = "output file") -> Path:
+    """Fail now, with one line, if ``path`` cannot be written: called before long work
+    (a match, a training run) so that the work is not done and then lost at the save."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"the {what} {path} is a folder; give a file name inside it")
+    problem = _probe_folder(path.parent, path.name)
+    if problem:
+        raise ValueError(f"cannot write the {what} {path} ({problem}); choose a folder "
+                         f"you can write to")
+    return path
+
+
+def check_writable_dir(folder, what: str = "output folder") -> Path:
+    """Like ``check_writable``, for a folder that files will be written into."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"the {what} {folder} is a file, not a folder")
+    problem = _probe_folder(folder, "chesslab")
+    if problem:
+        raise ValueError(f"cannot write into the {what} {folder} ({problem}); choose a "
+                         f"folder you can write to")
+    return folder
+
+
 def write_json_atomic(path, obj, indent=None) -> Path:
     """Write ``obj`` as JSON to ``path`` atomically (temp file + rename)."""
     path = Path(path)
@@ -89,3 +128,38 @@ def find_stockfish(required: bool = True) -> str | None:
     if required:
         raise FileNotFoundError(STOCKFISH_HELP)
     return None
+
+
+#: Seconds a program gets to answer the UCI handshake before it is called "not an engine".
+ENGINE_START_TIMEOUT = 10.0
+
+
+def start_engine(path: str | None = None):
+    """Start a UCI engine (Stockfish by default) as a ``chess.engine.SimpleEngine``,
+    with one clear line when the program is not an engine or never answers."""
+    import chess.engine
+
+    path = path or find_stockfish()
+    try:
+        return chess.engine.SimpleEngine.popen_uci(path, timeout=ENGINE_START_TIMEOUT)
+    except TimeoutError:
+        raise ValueError(f"{path} did not answer the UCI handshake within "
+                         f"{ENGINE_START_TIMEOUT:g} s, so it is not a working chess "
+                         f"engine; point CHESSLAB_STOCKFISH at a Stockfish binary") from None
+    except (chess.engine.EngineError, OSError) as exc:
+        raise ValueError(f"{path} is not a working UCI chess engine ({exc or type(exc).__name__}); "
+                         f"point CHESSLAB_STOCKFISH at a Stockfish binary") from None
+
+
+def quit_engine(engine) -> None:
+    """Stop an engine, quietly if it has already died: closing must never hide the
+    error that killed it."""
+    import chess.engine
+
+    try:
+        engine.quit()
+    except (chess.engine.EngineError, TimeoutError, OSError):
+        try:
+            engine.close()
+        except Exception:  # noqa: BLE001 - nothing more to release
+            pass

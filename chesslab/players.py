@@ -104,70 +104,103 @@ class SearchPlayer(Player):
         return self.last_result.move
 
 
+class EngineStopped(RuntimeError):
+    """An engine process died or stopped answering in the middle of a game."""
+
+
 class StockfishPlayer(Player):
     """Stockfish through ``chess.engine``, weakened by Elo or by skill level."""
 
     def __init__(self, elo=None, skill=None, time_limit=0.1, seed: int = 0, name=None):
-        from chess.engine import SimpleEngine
-
-        from chesslab.files import find_stockfish
+        from chesslab.files import find_stockfish, quit_engine, start_engine
 
         if (elo is None) == (skill is None):
             raise ValueError("give Stockfish either elo=... or skill=...")
-        path = find_stockfish()
+        if not time_limit or time_limit <= 0:
+            raise ValueError(f"Stockfish needs a positive time per move, not {time_limit}")
+        self.engine = None
+        self.path = find_stockfish()
         super().__init__(name or (f"stockfish:{elo}" if elo is not None
                                   else f"stockfish:skill={skill}"), seed)
         self.time_limit = time_limit
-        self.engine = SimpleEngine.popen_uci(path)
+        engine = start_engine(self.path)
         options = {"Threads": 1, "Hash": 16}
         if elo is not None:
-            lowest = self.engine.options["UCI_Elo"].min
-            highest = self.engine.options["UCI_Elo"].max
+            if "UCI_Elo" not in engine.options:
+                quit_engine(engine)
+                raise ValueError(f"{self.path} has no UCI_Elo option; it is not Stockfish "
+                                 f"(use stockfish:skill=N, or point CHESSLAB_STOCKFISH at "
+                                 f"Stockfish)")
+            lowest = engine.options["UCI_Elo"].min
+            highest = engine.options["UCI_Elo"].max
             if not lowest <= elo <= highest:
-                self.engine.quit()
+                quit_engine(engine)
                 raise ValueError(f"this Stockfish plays Elo {lowest}-{highest}, not {elo}")
             options.update(UCI_LimitStrength=True, UCI_Elo=int(elo))
         else:
             if not 0 <= skill <= 20:
-                self.engine.quit()
+                quit_engine(engine)
                 raise ValueError(f"Stockfish skill levels are 0-20, not {skill}")
             options["Skill Level"] = int(skill)
-        self.engine.configure(options)
+        engine.configure({k: v for k, v in options.items() if k in engine.options})
+        self.engine = engine
 
     def choose_move(self, board):
         import chess.engine
 
         _check_playable(board)
-        result = self.engine.play(board, chess.engine.Limit(time=self.time_limit))
+        if self.engine is None:
+            raise EngineStopped(f"{self.name} was closed; make a new player")
+        try:
+            result = self.engine.play(board, chess.engine.Limit(time=self.time_limit))
+        except (chess.engine.EngineError, TimeoutError) as exc:
+            raise EngineStopped(f"{self.name} ({self.path}) stopped working while "
+                                f"choosing a move in {board.fen()}: "
+                                f"{exc or type(exc).__name__}") from None
+        if result.move is None:
+            raise EngineStopped(f"{self.name} gave no move in {board.fen()}")
         return result.move
 
     def close(self):
+        """Stop the engine; quiet if it has died (closing must not hide that error)."""
+        from chesslab.files import quit_engine
+
         if self.engine is not None:
-            self.engine.quit()
-            self.engine = None
+            engine, self.engine = self.engine, None
+            quit_engine(engine)
 
 
 _SPEC = re.compile(r"^(?P<name>[a-z_]+)(?::(?P<arg>[^@]+))?(?:@(?P<secs>[0-9.]+)s)?$")
+_EXAMPLES = "examples: random, material:3, pst@1s, minimax:3, stockfish:1350, mcts:300"
+
+#: The deepest fixed depth a spec may ask for, per algorithm: deeper searches do not
+#: answer in a lesson's time (a time limit, e.g. pst@10s, searches as deep as it allows).
+MAX_DEPTH = {"minimax": 5, "alphabeta": 7, "full": 10}
 
 
 def make_player(spec, seed: int = 0) -> Player:
     """A player from a spec such as 'random', 'pst:3', 'cnn@1s', 'stockfish:1350'."""
     if isinstance(spec, Player):
         return spec
-    match = _SPEC.match(str(spec).strip().lower())
+    if not isinstance(spec, str):
+        raise TypeError(f"a player spec is a text such as 'pst:3' (or a Player), not "
+                        f"{type(spec).__name__} {spec!r:.40}; {_EXAMPLES}")
+    match = _SPEC.match(spec.strip().lower())
     if not match:
-        raise ValueError(f"cannot read player spec {spec!r}; examples: random, "
-                         f"material:3, pst@1s, minimax:3, stockfish:1350")
+        raise ValueError(f"cannot read player spec {spec!r}; {_EXAMPLES}")
     name, arg, secs = match["name"], match["arg"], match["secs"]
-    time_limit = float(secs) if secs else None
+    time_limit = _seconds(secs, spec) if secs else None
     if name == "random":
+        if arg or secs:
+            raise ValueError(f"'random' takes no depth or time, but {spec!r} gives one; "
+                             f"write just random")
         return RandomPlayer(seed)
     if name == "stockfish":
+        seconds = time_limit if time_limit is not None else 0.1
         if arg and arg.startswith("skill="):
-            return StockfishPlayer(skill=_int(arg[6:], spec), time_limit=time_limit or 0.1,
-                                   seed=seed)
-        return StockfishPlayer(elo=_int(arg, spec) if arg else 1350,
-                               time_limit=time_limit or 0.1, seed=seed)
+            return StockfishPlayer(skill=_int(arg[6:], spec), time_limit=seconds, seed=seed)
+        return StockfishPlayer(elo=_int(arg, spec) if arg else 1350, time_limit=seconds,
+                               seed=seed)
     if name == "mcts":
         from chesslab.mcts import mcts_player   # imported here: mcts builds on this module
         return mcts_player(_int(arg, spec) if arg else None, time_limit, seed=seed,
@@ -177,7 +210,12 @@ def make_player(spec, seed: int = 0) -> Player:
         raise ValueError(f"depth must be at least 1 in {spec!r}")
     if depth is None and time_limit is None:
         depth = 3
-    if name in ("minimax", "alphabeta"):
+    algorithm = name if name in ("minimax", "alphabeta") else "full"
+    if time_limit is None and depth > MAX_DEPTH[algorithm]:
+        raise ValueError(f"depth {depth} in {spec!r} would not finish in a lesson's time; "
+                         f"{algorithm} searches at most depth {MAX_DEPTH[algorithm]} here, "
+                         f"or give it a time per move, e.g. {name}@10s")
+    if algorithm != "full":
         return SearchPlayer("material", depth, time_limit, algorithm=name, seed=seed,
                             name=str(spec))
     return SearchPlayer(name, depth, time_limit, seed=seed, name=str(spec))
@@ -189,3 +227,14 @@ def _int(text, spec):
     except ValueError:
         raise ValueError(f"expected a whole number in player spec {spec!r}, "
                          f"got {text!r}") from None
+
+
+def _seconds(text, spec):
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"expected seconds like @1s or @0.5s in player spec {spec!r}, "
+                         f"got @{text}s") from None
+    if seconds <= 0:
+        raise ValueError(f"the time per move must be positive in player spec {spec!r}")
+    return seconds

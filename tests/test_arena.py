@@ -122,3 +122,70 @@ def test_plot_results_stacks_won_drawn_lost_and_writes_the_score():
     texts = sorted(t.get_text().strip() for t in ax.texts)
     assert texts == ["0.00", "0.67"]
     plt.close("all")
+
+
+def test_senseless_match_settings_are_refused():
+    with pytest.raises(ValueError, match="at least 1 game"):
+        match("random", "random", games=0, progress=False)
+    with pytest.raises(ValueError, match="max_plies"):
+        match("random", "random", games=2, max_plies=0, progress=False)
+    with pytest.raises(ValueError, match="max_plies"):
+        play_game(make_player("random"), make_player("random"), max_plies=0)
+    with pytest.raises(TypeError, match="needs players"):
+        play_game("random", make_player("random"))
+    assert main(["match", "--white", "random", "--black", "random", "--max-plies", "0",
+                 "--quiet"]) == 2
+
+
+def test_unwritable_pgn_destination_fails_before_the_first_game(tmp_path, monkeypatch, capsys):
+    import chesslab.arena as arena
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    played = []
+    monkeypatch.setattr(arena, "play_game", lambda *a, **k: played.append(1))
+    with pytest.raises(ValueError, match="cannot write the PGN file"):
+        match("random", "random", games=2, progress=False, pgn_path=blocker / "m.pgn")
+    with pytest.raises(ValueError, match="is a folder"):
+        match("random", "random", games=2, progress=False, pgn_path=tmp_path)
+    assert main(["match", "--white", "random", "--black", "random", "--games", "2",
+                 "--quiet", "--pgn", str(blocker / "m.pgn")]) == 2
+    assert "cannot write the PGN file" in capsys.readouterr().err
+    assert played == []                      # checked before any work was done
+
+
+@pytest.mark.stockfish
+def test_engine_killed_mid_match_keeps_the_finished_games(tmp_path, monkeypatch, capsys):
+    import os
+    import signal
+
+    import chesslab.arena as arena
+    from chesslab.files import find_stockfish
+    from chesslab.players import EngineStopped
+    if find_stockfish(required=False) is None:
+        pytest.skip("Stockfish not installed")
+    real_play_game, started = arena.play_game, []
+
+    def kill_in_third_game(white, black, **kwargs):
+        started.append(1)
+        if len(started) == 3:   # the engine dies before game 3
+            engine = white if hasattr(white, "engine") else black
+            os.kill(engine.engine.transport.get_pid(), signal.SIGKILL)
+        return real_play_game(white, black, **kwargs)
+
+    monkeypatch.setattr(arena, "play_game", kill_in_third_game)
+    path = tmp_path / "m.pgn"
+    with pytest.raises(EngineStopped, match="game 3 of .* 2 finished game") as err:
+        match("stockfish:skill=0@0.01s", "random", games=5, max_plies=16, progress=False,
+              pgn_path=path)
+    assert err.value.match_result.n == 2
+    with open(path) as fh:
+        saved = [chess.pgn.read_game(fh) for _ in range(3)]
+    assert [g.headers["Round"] for g in saved[:2]] == ["1", "2"] and saved[2] is None
+    # the CLI says it in one line and exits 2
+    started.clear()
+    assert main(["match", "--white", "stockfish:skill=0@0.01s", "--black", "random",
+                 "--games", "4", "--max-plies", "16", "--quiet", "--pgn",
+                 str(tmp_path / "cli.pgn")]) == 2
+    err_text = capsys.readouterr().err
+    assert err_text.startswith("error: game 3") and len(err_text.strip().splitlines()) == 1
+    assert (tmp_path / "cli.pgn").read_text().count("[Round ") == 2

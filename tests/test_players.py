@@ -75,3 +75,45 @@ def test_stockfish_player_plays_and_closes():
     player.close()  # twice is fine
     with StockfishPlayer(skill=0, time_limit=0.05) as weak:
         assert weak.choose_move(board) in board.legal_moves
+
+
+@pytest.mark.parametrize("spec, error, message", [
+    (None, TypeError, "player spec is a text"), (3, TypeError, "not int"),
+    ("pst@1.2.3s", ValueError, "seconds like @1s"), ("pst@0s", ValueError, "positive"),
+    ("random:5", ValueError, "takes no depth"), ("pst:100", ValueError, "pst@10s"),
+    ("minimax:9", ValueError, "at most depth 5")])
+def test_senseless_specs_are_one_line_errors(spec, error, message):
+    with pytest.raises(error, match=message):
+        make_player(spec)
+    # a deep search with a time limit is fine: it stops when the time is up
+    assert make_player("pst:30@1s").time_limit == 1.0
+
+
+def test_a_program_that_is_not_an_engine_is_named(monkeypatch, tmp_path):
+    import chesslab.files
+    monkeypatch.setenv("CHESSLAB_STOCKFISH", "/bin/true")          # exits at once
+    with pytest.raises(ValueError, match="/bin/true is not a working UCI chess engine"):
+        make_player("stockfish:1350")
+    silent = tmp_path / "silent"                                   # never answers
+    silent.write_text("#!/bin/sh\nsleep 30\n")
+    silent.chmod(0o755)
+    monkeypatch.setenv("CHESSLAB_STOCKFISH", str(silent))
+    monkeypatch.setattr(chesslab.files, "ENGINE_START_TIMEOUT", 0.5)
+    with pytest.raises(ValueError, match="did not answer the UCI handshake within 0.5 s"):
+        make_player("stockfish:skill=3")
+
+
+@pytest.mark.stockfish
+def test_dead_engine_is_a_named_error_and_closes_quietly():
+    import os
+    import signal
+
+    from chesslab.players import EngineStopped
+    if find_stockfish(required=False) is None:
+        pytest.skip("Stockfish not installed")
+    player = make_player("stockfish:skill=0@0.01s")
+    os.kill(player.engine.transport.get_pid(), signal.SIGKILL)
+    with pytest.raises(EngineStopped, match="stopped working while choosing a move"):
+        player.choose_move(chess.Board())
+    player.close()                          # no second error hiding the first
+    assert player.engine is None
