@@ -27,6 +27,8 @@ import json
 import multiprocessing
 import multiprocessing.util
 import random
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -37,7 +39,8 @@ import chess.pgn
 import numpy as np
 from tqdm import tqdm
 
-from .files import DATA_DIR, atomic_path, find_stockfish
+from .files import (DATA_DIR, atomic_path, check_writable, find_stockfish, quit_engine,
+                    start_engine)
 from .game import outcome
 
 #: Score given to "mate now"; mate in n moves scores MATE_CP - n (negative if White is mated).
@@ -137,22 +140,47 @@ def _open_text(path: Path):
     return open(path, encoding="utf-8", errors="replace")
 
 
+class _MarkedGameBuilder(chess.pgn.GameBuilder):
+    """python-chess's game builder, also noting the result marker that ends the moves
+    (1-0, 0-1, 1/2-1/2, *). A game without one was cut off: its moves stop early, yet
+    its headers still give the whole game's result (a wrong training label)."""
+
+    def visit_result(self, result: str) -> None:
+        self.game.result_marker = result
+        super().visit_result(result)
+
+
+def _check_complete(game, path, number):
+    marker = getattr(game, "result_marker", None)
+    header = game.headers.get("Result", "*")
+    if marker is None and (game.next() is not None or header != "*"):
+        raise ValueError(f"{path}: game {number} stops before its result marker (1-0, "
+                         f"0-1, 1/2-1/2 or *): the file looks cut off mid-game; restore "
+                         f"the file or delete the unfinished game")
+    if marker is not None and "*" not in (marker, header) and marker != header:
+        raise ValueError(f"{path}: game {number} says Result \"{header}\" in its headers "
+                         f"but ends with {marker}; fix the file so they agree")
+
+
 def read_games(path, limit: int | None = None) -> list[chess.pgn.Game]:
     """The games of a PGN file (plain or ``.gz``; the first ``limit`` if given), with
-    errors that name the problem."""
+    errors that name the problem (a damaged or cut-off file is refused, not half read)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"PGN file {path} does not exist")
     games = []
     try:
         with _open_text(path) as fh:
-            while len(games) != limit and (game := chess.pgn.read_game(fh)) is not None:
+            while len(games) != limit and (
+                    game := chess.pgn.read_game(fh, Visitor=_MarkedGameBuilder)) is not None:
                 if game.errors:
                     raise ValueError(f"{path} is not a readable PGN file: game "
                                      f"{len(games) + 1} has an error: {game.errors[0]}")
+                _check_complete(game, path, len(games) + 1)
                 games.append(game)
-    except (OSError, EOFError) as exc:  # e.g. a corrupt .gz file
-        raise ValueError(f"{path} is not a readable PGN file ({exc})") from None
+    except (OSError, EOFError, zlib.error) as exc:  # e.g. a cut or corrupt .gz file
+        raise ValueError(f"{path} is not a readable PGN file ({exc}); it may be cut off "
+                         f"or damaged: restore it") from None
     if not games or not any(any(g.mainline_moves()) for g in games):
         raise ValueError(f"{path} holds no chess game with moves; is it a PGN file "
                          f"(text with [Event ...] headers and moves like 1. e4 e5)?")
@@ -212,6 +240,9 @@ def generate_games(count: int, path=DEFAULT_GAMES, seed: int = 0, nodes: int = 1
     """Play ``count`` self-play games and write them to a PGN file (gzip if ``.gz``)."""
     if count < 1:
         raise ValueError(f"the number of games must be at least 1, not {count}")
+    if max_plies < 1 or nodes < 1:
+        raise ValueError(f"max_plies and nodes must be at least 1, got {max_plies} and "
+                         f"{nodes}")
     path = Path(path)
     engine_path = find_stockfish()
     work = partial(_selfplay_pgn, seed=seed, nodes=nodes, max_plies=max_plies)
@@ -230,11 +261,7 @@ def generate_games(count: int, path=DEFAULT_GAMES, seed: int = 0, nodes: int = 1
 
 def open_engine(path: str | None = None) -> chess.engine.SimpleEngine:
     """Start Stockfish with :data:`ENGINE_OPTIONS` (clear message when it is missing)."""
-    path = path or find_stockfish()
-    try:
-        engine = chess.engine.SimpleEngine.popen_uci(path)
-    except (OSError, chess.engine.EngineError) as exc:
-        raise RuntimeError(f"could not start Stockfish at {path}: {exc}") from None
+    engine = start_engine(path)
     engine.configure({k: v for k, v in ENGINE_OPTIONS.items() if k in engine.options})
     return engine
 
@@ -294,11 +321,14 @@ def label_fens(fens, depth: int = 10, workers: int = 1, progress: bool = True,
 def _read_label_cache(cache, depth):
     if not cache or not Path(cache).exists():
         return {}
-    with np.load(cache, allow_pickle=False) as npz:
-        if int(npz["depth"]) != depth:
-            return {}
-        return {f: (int(c), tuple(w)) for f, c, w in
-                zip(npz["fen"].tolist(), npz["cp"].tolist(), npz["wdl"].tolist())}
+    npz = read_npz(cache, "label cache")
+    if any(k not in npz for k in ("depth", "fen", "cp", "wdl")):
+        raise ValueError(f"label cache {cache} is not a chesslab label cache (it lacks "
+                         f"depth, fen, cp or wdl); give another --cache file")
+    if int(npz["depth"]) != depth:
+        return {}
+    return {f: (int(c), tuple(w)) for f, c, w in
+            zip(npz["fen"].tolist(), npz["cp"].tolist(), npz["wdl"].tolist())}
 
 
 def _write_label_cache(cache, depth, known):
@@ -330,7 +360,7 @@ def _start_worker_engine(engine_path):
 def _stop_worker_engine():
     global _ENGINE
     if _ENGINE is not None:
-        _ENGINE.quit()
+        quit_engine(_ENGINE)
         _ENGINE = None
 
 
@@ -387,6 +417,11 @@ class Dataset:
 
     COLUMNS = ("fen", "cp", "wdl", "source", "game_id", "ply", "result",
                "sampled_by_rule")
+
+    def __post_init__(self):
+        problem = _column_problem({c: getattr(self, c) for c in self.COLUMNS})
+        if problem:
+            raise ValueError(f"inconsistent Dataset: {problem}")
 
     def __len__(self) -> int:
         return len(self.fen)
@@ -469,22 +504,61 @@ def save_dataset(dataset: Dataset, path=DEFAULT_DATASET) -> Path:
     return path
 
 
+def read_npz(path, what: str = "dataset") -> dict:
+    """Every array of an ``.npz`` file (no pickles), with one line naming the file when
+    it is not an .npz at all, or is cut off or damaged (instead of BadZipFile, zlib.error
+    or numpy's "pickled data")."""
+    path = Path(path)
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if head not in (b"PK\x03\x04", b"PK\x05\x06"):   # how every zip (.npz) file starts
+        raise ValueError(f"{what} {path} is not an .npz file (it does not start like one); "
+                         f"give the .npz that chesslab wrote")
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return {name: npz[name] for name in npz.files}
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
+        raise ValueError(f"{what} {path} is cut off or damaged ({exc}); restore it or "
+                         f"build it again") from None
+
+
+def _column_problem(columns: dict) -> str | None:
+    """What is wrong with a dataset's columns (None if nothing): every column needs one
+    row per position, numbers where numbers belong, text where text belongs."""
+    n = len(columns["fen"])
+    for name in Dataset.COLUMNS:
+        value = np.asarray(columns[name])
+        if value.ndim == 0 or len(value) != n:
+            rows = "a single value" if value.ndim == 0 else f"{len(value)} rows"
+            return f"column {name} has {rows} but fen has {n}"
+    if np.asarray(columns["wdl"]).shape != (n, 3):
+        return f"column wdl has shape {np.asarray(columns['wdl']).shape}, expected ({n}, 3)"
+    for name in ("cp", "wdl", "game_id", "ply", "sampled_by_rule"):
+        if not (np.issubdtype(np.asarray(columns[name]).dtype, np.number)
+                or np.asarray(columns[name]).dtype == bool):
+            return f"column {name} holds {np.asarray(columns[name]).dtype}, not numbers"
+    return None
+
+
 def load_dataset(path=None) -> Dataset:
     """Load a dataset file (default: the shipped ``data/positions.npz``)."""
     path = Path(path or DEFAULT_DATASET)
     if not path.exists():
         raise FileNotFoundError(f"dataset {path} does not exist; build it with "
                                 f"`python -m chesslab data build`")
+    arrays = read_npz(path, "dataset")
+    missing = [c for c in (*Dataset.COLUMNS, "metadata") if c not in arrays]
+    if missing:
+        raise ValueError(f"{path} is not a chesslab dataset: it lacks "
+                         f"{', '.join(missing)}")
+    columns = {c: arrays[c] for c in Dataset.COLUMNS}
+    problem = _column_problem(columns)
+    if problem:
+        raise ValueError(f"dataset {path} is damaged: {problem}; build it again")
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            missing = [c for c in (*Dataset.COLUMNS, "metadata") if c not in npz.files]
-            if missing:
-                raise ValueError(f"{path} is not a chesslab dataset: it lacks "
-                                 f"{', '.join(missing)}")
-            columns = {c: npz[c] for c in Dataset.COLUMNS}
-            metadata = json.loads(str(npz["metadata"]))
-    except (OSError, EOFError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not a readable .npz dataset ({exc})") from None
+        metadata = json.loads(str(arrays["metadata"]))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"dataset {path}: its metadata is not JSON ({exc})") from None
     if len(columns["fen"]) == 0:
         raise ValueError(f"dataset {path} is empty (no positions)")
     return Dataset(**columns, metadata=metadata)
@@ -540,13 +614,35 @@ def describe(dataset: Dataset) -> dict:
             "engine": dataset.metadata.get("engine")}
 
 
+def _check_cli_numbers(args):
+    """Settings that make no sense, refused before any game is played or labelled."""
+    for flag, least in (("count", 1), ("nodes", 1), ("max_plies", 1), ("depth", 1),
+                        ("workers", 1), ("random", 0), ("every", 0)):
+        value = getattr(args, flag, None)
+        if value is not None and value < least:
+            raise ValueError(f"--{flag.replace('_', '-')} must be at least {least}, "
+                             f"got {value}")
+
+
+def _check_cli_outputs(args):
+    """Every file the command will write, checked before the work (hours of it)."""
+    for flag, what in (("out_games", "PGN file"), ("out", "dataset file"),
+                       ("cache", "label cache")):
+        if getattr(args, flag, None):
+            check_writable(getattr(args, flag), what)
+
+
 def _cmd_games(args):
+    _check_cli_numbers(args)
+    _check_cli_outputs(args)
     path = generate_games(args.count, args.out_games, args.seed, args.nodes, args.workers,
                           max_plies=args.max_plies)
     print(f"wrote {args.count} games to {path}")
 
 
 def _cmd_label(args):
+    _check_cli_numbers(args)
+    _check_cli_outputs(args)
     dataset = build_dataset(args.pgn, args.random, args.depth, args.every, args.workers,
                             args.seed, cache=args.cache)
     save_dataset(dataset, args.out)

@@ -38,7 +38,8 @@ from tqdm import tqdm
 from .data import DEFAULT_DATASET, Dataset, load_dataset
 from .evaluation import (ENCODINGS, NetworkEvaluator, cp_to_target, encode_boards,
                          load_evaluator, target_to_cp)
-from .files import DATA_DIR, MODELS_DIR, read_json, write_json_atomic
+from .files import (DATA_DIR, MODELS_DIR, check_writable, check_writable_dir, read_json,
+                    write_json_atomic)
 from .nn import (ANN, CNN, Adam, BatchNorm, Sigmoid, conv_net, residual_net, save_model,
                  thesis_ann, thesis_cnn, train_step)
 
@@ -104,6 +105,16 @@ class TrainConfig:
     target_accuracy: float | None = None   # the thesis's "acceptable": stop when reached
     max_train: int | None = None     # train on the first N (shuffled) positions only
     seed: int = 0
+
+    def __post_init__(self):
+        """Refuse settings that cannot train (0 epochs would save an untrained net)."""
+        for key in ("epochs", "batch_size", "patience", "lr_patience", "max_train"):
+            value = getattr(self, key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or value < 1):
+                raise ValueError(f"{key} must be a whole number of at least 1, got {value!r}")
+        if self.lr is not None and not self.lr >= 0:      # 0 freezes the weights (tests)
+            raise ValueError(f"the learning rate cannot be negative, got {self.lr!r}")
 
 
 @dataclass
@@ -324,6 +335,10 @@ def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
     model, encoding = build_net(name, config.seed)
     kind = target_kind(model)
     train, val, test = splits or split(dataset)
+    if len(train) == 0 or len(val) == 0:
+        raise ValueError(f"too little data to train: the split by game leaves {len(train)} "
+                         f"training and {len(val)} validation positions (the dataset has "
+                         f"{len(dataset)}); use a dataset with more games")
     if config.max_train and config.max_train < len(train):
         order = shuffle(len(train), np.random.default_rng(config.seed))
         train = train.subset(np.sort(order[:config.max_train]))
@@ -456,6 +471,10 @@ FULL = {name: TrainConfig(epochs=200, batch_size=256, patience=10, lr_patience=4
 
 def _cmd_train(args):
     names = list(NETS) if "all" in args.names else list(dict.fromkeys(args.names))
+    for key in ("epochs", "batch_size", "patience", "max_train"):
+        if getattr(args, key) is not None and getattr(args, key) < 1:
+            raise ValueError(f"--{key.replace('_', '-')} must be at least 1")
+    check_writable_dir(args.out, "--out folder")   # before the training, not after it
     dataset = load(args.data)
     splits = split(dataset)
     info = {"file": Path(args.data or os.environ.get("CHESSLAB_DATASET") or
@@ -481,6 +500,7 @@ def _cmd_train(args):
 
 
 def _cmd_evaluate_models(args):
+    check_writable(args.out, "results file")
     table = results_table(args.names, load(args.data), args.models)
     write_json_atomic(args.out, table, indent=1)
     print(format_table(table))

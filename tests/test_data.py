@@ -279,3 +279,46 @@ def test_cli_build_makes_games_and_a_labelled_dataset(tmp_path, capsys):
     assert (ds.source == "random").sum() == 5 and ds.metadata["depth"] == 4
     assert set(ds.game_id[ds.source == "game"].tolist()) == {0, 1}
     assert json.loads(capsys.readouterr().out.split("\n", 1)[1])["positions"] == len(ds)
+
+
+def test_pgn_cut_mid_game_is_refused_not_half_read(tmp_path):
+    cut = tmp_path / "cut.pgn"
+    cut.write_text(KNOWN_PGN[:KNOWN_PGN.index("3. Qh5")])   # game 2 stops after move 2
+    with pytest.raises(ValueError, match="game 2 stops before its result marker.*cut off"):
+        data.read_games(cut)
+    headers_only = tmp_path / "headers.pgn"                  # cut right after the headers
+    headers_only.write_text(KNOWN_PGN[:KNOWN_PGN.index("1. e4 e5 2. Bc4")])
+    with pytest.raises(ValueError, match="game 2 stops before"):
+        data.read_games(headers_only)
+    clash = tmp_path / "clash.pgn"
+    clash.write_text(KNOWN_PGN.replace("Qxf7# 1-0", "Qxf7# 0-1"))
+    with pytest.raises(ValueError, match='game 2 says Result "1-0".*ends with 0-1'):
+        data.read_games(clash)
+    assert len(data.read_games(cut, limit=1)) == 1           # the whole first game is fine
+
+
+def test_cut_or_corrupted_gz_is_a_named_error(tmp_path):
+    whole = gzip.compress(KNOWN_PGN.encode() * 20)
+    cut = tmp_path / "cut.pgn.gz"
+    cut.write_bytes(whole[:len(whole) // 2])
+    with pytest.raises(ValueError, match="cut.pgn.gz is not a readable PGN file"):
+        data.read_games(cut)
+    flipped = bytearray(whole)
+    for i in range(20, 60):
+        flipped[i] ^= 0xFF
+    bad = tmp_path / "bad.pgn.gz"
+    bad.write_bytes(bytes(flipped))
+    with pytest.raises(ValueError, match="bad.pgn.gz is not a readable PGN file"):
+        data.read_games(bad)
+
+
+def test_ragged_dataset_is_refused(tmp_path):
+    ds = small_dataset(n_games=2)
+    with pytest.raises(ValueError, match="column ply has 9 rows but fen has 10"):
+        data.Dataset(**{c: getattr(ds, c) for c in data.Dataset.COLUMNS if c != "ply"},
+                     ply=ds.ply[:-1])
+    path = data.save_dataset(ds, tmp_path / "d.npz")
+    cache = tmp_path / "cache.npz"
+    cache.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(ValueError, match="label cache .* is cut off or damaged"):
+        data.label_fens([chess.STARTING_FEN], depth=1, cache=cache)

@@ -170,3 +170,16 @@ def test_board_never_changes_when_encoded(tiny):
     before = board.fen()
     NetworkEvaluator(*training.build_net("conv")).evaluate(board)
     assert board.fen() == before
+
+
+@pytest.mark.parametrize("setting", [dict(epochs=0), dict(batch_size=0), dict(patience=0),
+                                     dict(max_train=0), dict(lr=-0.1), dict(epochs=2.5)])
+def test_settings_that_cannot_train_are_refused(setting):
+    with pytest.raises(ValueError, match="at least 1|cannot be negative"):
+        training.TrainConfig(**setting)
+
+
+def test_too_few_games_to_split_is_a_clear_error(tiny):
+    one_game = tiny.subset(np.flatnonzero(tiny.game_id == 0))
+    with pytest.raises(ValueError, match="too little data to train.*more games"):
+        training.train_net("ann", one_game, training.TrainConfig(epochs=1), progress=False)
