@@ -71,6 +71,9 @@ def _check_board(board, func: str) -> None:
 
 def _board_list(boards, func: str) -> list:
     """The boards of a batch call as a list, each checked."""
+    if isinstance(boards, chess.Board):
+        raise TypeError(f"{func}() takes a list of boards, got one chess.Board; pass "
+                        f"[board] (or use the one-board function without _batch/s)")
     boards = list(boards)
     for b in boards:
         _check_board(b, func)

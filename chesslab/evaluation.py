@@ -58,6 +58,12 @@ def material_balance(board: chess.Board) -> int:
     return total
 
 
+def _need_board(board, who: str) -> None:
+    """One clear line instead of an AttributeError deep inside python-chess."""
+    if not isinstance(board, chess.Board):
+        raise TypeError(f"{who}.evaluate() needs a chess.Board, got {type(board).__name__}")
+
+
 def _mate_or_check(board: chess.Board):
     """(+-inf if checkmate else None, check bonus). Mate is looked for only in check."""
     if not board.is_check():
@@ -75,6 +81,7 @@ class MaterialEvaluator(Evaluator):
     name = "material"
 
     def evaluate(self, board: chess.Board) -> float:
+        _need_board(board, self.name)
         mate, bonus = _mate_or_check(board)
         if mate is not None:
             return mate
@@ -181,6 +188,7 @@ class PSTEvaluator(Evaluator):
     name = "pst"
 
     def evaluate(self, board: chess.Board) -> float:
+        _need_board(board, self.name)
         if board.is_check() and not any(board.generate_legal_moves()):
             return -math.inf if board.turn == chess.WHITE else math.inf
         score = 0
@@ -238,6 +246,10 @@ def load_evaluator(name: str) -> Evaluator:
     """An evaluator by name: 'material', 'pst', or a learned one with a model file."""
     if isinstance(name, Evaluator):
         return name
+    if not isinstance(name, str):
+        raise TypeError(f"an evaluator is a name such as 'pst' or an Evaluator object, not "
+                        f"{type(name).__name__} {name!r:.40}; choose one of "
+                        f"{', '.join(available_evaluators())}")
     if name in LEARNED:
         path = MODELS_DIR / f"{name}.json"
         if not path.exists():
@@ -306,6 +318,8 @@ def encode_boards(boards, encoding: str) -> np.ndarray:
     """A batch of boards as the network input named ``encoding`` (float32)."""
     if encoding not in ENCODINGS:
         raise ValueError(f"unknown encoding {encoding!r}; use one of {', '.join(ENCODINGS)}")
+    if isinstance(boards, chess.Board):
+        raise TypeError("encode_boards() takes a list of boards; for one board pass [board]")
     boards = list(boards)
     func, shape = ENCODINGS[encoding]
     if not boards:
@@ -356,6 +370,7 @@ class NetworkEvaluator(Evaluator):
         return target_to_cp(self.model.predict(x)[:, 0], self.target)
 
     def evaluate(self, board: chess.Board) -> float:
+        _need_board(board, self.name)
         return float(self.evaluate_batch([board])[0])
 
 

@@ -232,6 +232,9 @@ class GameController:
 
     def __init__(self, white=HUMAN, black=HUMAN, *, fen=None, seed: int = 0,
                  max_plies: int | None = None):
+        if max_plies is not None and (not isinstance(max_plies, int) or max_plies < 1):
+            raise ValueError(f"max_plies must be a whole number of at least 1 (or None: "
+                             f"no limit), got {max_plies!r}")
         self.seed = seed
         self.max_plies = max_plies
         self.players = {}
@@ -352,7 +355,9 @@ class GameController:
         if self.pending_promotion is None:
             raise ValueError("no promotion is waiting; move a pawn to the last rank first")
         if isinstance(piece, str):
-            piece = chess.PIECE_SYMBOLS.index(piece.strip().lower()[:1]) if piece else 0
+            letter = piece.strip().lower()[:1]
+            piece = {"q": chess.QUEEN, "r": chess.ROOK, "b": chess.BISHOP,
+                     "n": chess.KNIGHT}.get(letter, piece)
         if piece not in PROMOTION_PIECES:
             raise ValueError(f"promote to a queen, rook, bishop or knight "
                              f"('q', 'r', 'b', 'n'), not {piece!r}")
@@ -378,6 +383,9 @@ class GameController:
                     raise ValueError(f"{text!r} is not a legal move here (FEN "
                                      f"{self.board.fen()}); legal moves: "
                                      f"{', '.join(self.legal_san())}") from None
+        if not isinstance(move, chess.Move):
+            raise TypeError(f"play() takes a chess.Move, a UCI text like 'e2e4' or SAN like "
+                            f"'e4', not {type(move).__name__} {move!r:.40}")
         if move not in self.board.legal_moves:
             raise ValueError(f"{move} is not a legal move in {self.board.fen()}")
         self._push(move, None)

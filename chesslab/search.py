@@ -21,6 +21,7 @@ and insufficient material score as draws (0).
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from dataclasses import dataclass, field
 
@@ -514,6 +515,11 @@ def search(board: chess.Board, evaluator, depth: int | None = None,
         evaluator = load_evaluator(evaluator)
     if not isinstance(board, chess.Board):
         raise TypeError(f"search needs a chess.Board, got {type(board).__name__}")
-    if time_limit is not None and time_limit <= 0:
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, numbers.Integral)):
+        raise TypeError(f"depth must be a whole number of plies such as 3, got {depth!r}")
+    if time_limit is not None and (isinstance(time_limit, bool)
+                                   or not isinstance(time_limit, numbers.Real)):
+        raise TypeError(f"time_limit must be seconds such as 1.5, got {time_limit!r}")
+    if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
     return Searcher(evaluator, algorithm, **options).search(board, depth, time_limit, rng)

@@ -225,3 +225,11 @@ def test_as_board_errors():
         enc.as_board("8/8/8/8/8/8/8/8 w - - 0 1")
     with pytest.raises(TypeError):
         enc.as_board(42)
+
+
+@pytest.mark.parametrize("func", [enc.thesis_vectors, enc.planes14_batch, enc.planes9_batch])
+def test_batch_encoders_given_one_board_say_so(func):
+    with pytest.raises(TypeError, match=f"{func.__name__}\\(\\) takes a list of boards, got "
+                                        f"one chess.Board; pass \\[board\\]"):
+        func(chess.Board())
+    assert func([chess.Board()]).shape[0] == 1

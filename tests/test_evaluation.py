@@ -68,3 +68,30 @@ def test_registry_errors_are_clear(monkeypatch, tmp_path):
     monkeypatch.setattr(ev, "MODELS_DIR", tmp_path)
     with pytest.raises(FileNotFoundError, match="data/models/cnn.json"):
         load_evaluator("cnn")
+
+
+def test_wrong_inputs_are_named_errors():
+    with pytest.raises(TypeError, match="pst.evaluate\\(\\) needs a chess.Board, got NoneType"):
+        PSTEvaluator().evaluate(None)
+    with pytest.raises(TypeError, match="material.evaluate\\(\\) needs a chess.Board"):
+        MaterialEvaluator().evaluate("startpos")
+    with pytest.raises(TypeError, match="an evaluator is a name such as 'pst'.*not list"):
+        load_evaluator(["pst"])
+    from chesslab.evaluation import encode_boards
+    with pytest.raises(TypeError, match="takes a list of boards; for one board pass"):
+        encode_boards(chess.Board(), "planes14")
+
+
+def test_a_network_with_nan_weights_cannot_become_an_evaluator(tmp_path):
+    import json
+
+    from chesslab.evaluation import NetworkEvaluator
+    from chesslab.nn import ANN
+    from chesslab.training import save
+    path = tmp_path / "ann.json"
+    save(ANN.from_topology([896, 4, 1], seed=0), path, "planes14_flat", "tanh")
+    doc = json.loads(path.read_text())
+    doc["bias1"][0] = "HERE"
+    path.write_text(json.dumps(doc).replace('"HERE"', "NaN"))
+    with pytest.raises(ValueError, match="ann.json: bias1 holds a non-finite number"):
+        NetworkEvaluator.from_file(path)

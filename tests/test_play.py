@@ -481,3 +481,16 @@ def test_play_vs_ai_with_real_players():
     white, black = draw_sides("random", "material:1", 5)
     assert match.controller.names == {chess.WHITE: white, chess.BLACK: black}
     assert f"White {white}" in match.note.value
+
+
+def test_controller_wrong_inputs_are_named_errors():
+    game = GameController()
+    with pytest.raises(TypeError, match="play\\(\\) takes a chess.Move.*not int 12"):
+        game.play(12)
+    with pytest.raises(ValueError, match="max_plies must be a whole number of at least 1"):
+        GameController("random", "random", max_plies=0)
+    game = GameController(fen="8/P6k/8/8/8/8/8/K7 w - - 0 1")
+    assert game.click("a7") == "selected" and game.click("a8") == "promotion"
+    with pytest.raises(ValueError, match="promote to a queen, rook, bishop or knight.*'x'"):
+        game.promote("x")
+    assert game.promote("n") == "moved" and game.board.piece_at(chess.A8).symbol() == "N"

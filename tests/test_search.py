@@ -159,3 +159,13 @@ def test_bad_arguments_are_explained():
         search(chess.Board(), MATERIAL, depth=0)
     with pytest.raises(TypeError, match="chess.Board"):
         search("not a board", MATERIAL, depth=1)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(depth="abc"), "depth must be a whole number of plies"),
+    (dict(depth=2.5), "depth must be a whole number"),
+    (dict(time_limit="1s"), "time_limit must be seconds"),
+    (dict(time_limit=float("nan")), "time_limit must be positive")])
+def test_senseless_depth_or_time_is_a_named_error(kwargs, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        search(chess.Board(), MaterialEvaluator(), **kwargs)
