@@ -423,6 +423,8 @@ def make_figures(out_dir="figures", only=None, progress=True):
 
 def _cli_figures(args):
     import time
+    from .files import check_writable_dir
+    check_writable_dir(args.out, "--out folder")
     start = time.perf_counter()
     report = make_figures(args.out, args.only, progress=not args.quiet)
     for name, status in report:

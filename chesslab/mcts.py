@@ -38,7 +38,8 @@ import chess
 import numpy as np
 
 from .encoding import as_board, move_to_index, planes9_batch
-from .files import MODELS_DIR, read_json, write_json_atomic
+from .files import (MODELS_DIR, check_writable, check_writable_dir, read_json,
+                    write_json_atomic)
 from .nn import Adam
 from .players import Player
 from .policy_value import (PolicyValueNet, load_policy_value, policy_targets,
@@ -1066,6 +1067,14 @@ def register_cli(subparsers) -> None:
     b.set_defaults(func=_cmd_bootstrap)
 
 
+def _check_positive(args, names):
+    """Counts and sizes of 0 (or less) cannot train anything: one line, before any work."""
+    for name in names:
+        value = getattr(args, name, None)
+        if value is not None and not value > 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {value}")
+
+
 def _cmd_selfplay(args):
     overrides = {k: v for k, v in (("games", args.games), ("simulations", args.simulations),
                                    ("piece", args.piece), ("gate_starts", args.gate_starts),
@@ -1083,12 +1092,19 @@ def _cmd_selfplay(args):
         if full_only:
             raise ValueError(f"{', '.join(full_only)} only apply to the full game "
                              f"(selfplay full); the endgame curriculum starts from scratch")
+    _check_positive(args, ("iterations", "games", "simulations", "gate_starts", "workers",
+                           "epochs", "buffer", "lr", "max_minutes"))
+    if args.anchor is not None and args.anchor < 0:
+        raise ValueError(f"--anchor cannot be negative, got {args.anchor}")
+    check_writable_dir(args.workdir, "--workdir folder")   # before the first game
     train_selfplay(args.workdir, args.kind, args.iterations, args.max_minutes,
                    initial=args.initial, progress=lambda s: print(s, flush=True),
                    seed=args.seed, **overrides)
 
 
 def _cmd_bootstrap(args):
+    _check_positive(args, ("games", "every", "epochs", "channels", "blocks"))
+    check_writable(args.out, "network file")               # before the first epoch
     bootstrap(args.out, args.pgn, args.games, args.every, args.epochs, args.channels,
               args.blocks, seed=args.seed, labelled_only=args.labelled_only,
               progress=lambda s: print(s, flush=True))

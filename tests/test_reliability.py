@@ -88,3 +88,25 @@ def test_damaged_dataset_files_are_one_line(tmp_path, capsys, damage):
     expected = {"cut": "cut off or damaged", "flipped": "cut off or damaged",
                 "text": "is not an .npz file", "ragged": "column cp has 195 rows"}[damage]
     assert expected in err and "pickled" not in err
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["selfplay", "endgame", "--workdir", "{blocked}/w"], "cannot write into the --workdir"),
+    (["selfplay", "endgame", "--workdir", "{tmp}/w", "--iterations", "0"],
+     "--iterations must be positive"),
+    (["selfplay", "full", "--workdir", "{tmp}/w", "--simulations", "0"],
+     "--simulations must be positive"),
+    (["bootstrap", "--out", "{blocked}/net.json"], "cannot write the network file"),
+    (["bootstrap", "--out", "{tmp}/net.json", "--epochs", "0"], "--epochs must be positive"),
+    (["figures", "--out", "{blocked}/figs", "--only", "x"], "cannot write into the --out"),
+    (["data", "label", "--out", "{blocked}/d.npz", "--random", "1"],
+     "cannot write the dataset file"),
+    (["data", "games", "--count", "0", "--out", "{tmp}/g.pgn"], "--count must be at least 1"),
+    (["evaluate-models", "material", "--out", "{blocked}/t.json"],
+     "cannot write the results file")])
+def test_cli_outputs_and_counts_are_checked_before_any_work(tmp_path, capsys, argv, needle):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    argv = [a.format(tmp=tmp_path, blocked=blocker) for a in argv]
+    assert main(argv) == 2
+    _one_error_line(capsys, needle)
