@@ -15,6 +15,10 @@
                        per move (``mcts@Ns``: N seconds per move)
 =====================  =====================================================
 
+A fixed depth above ``MAX_DEPTH`` (e.g. ``pst:100``, which would never answer) is
+refused with the cap and the time-limited alternative. An engine that dies mid-game
+raises ``EngineStopped``; ``close()`` after that is quiet.
+
 Every player takes a ``seed`` (ties between equally good moves are broken at random,
 so engines do not shuffle into repetitions), never changes the board it is given and
 has ``close()`` (use ``with make_player(...) as p:`` for engines). Search players keep

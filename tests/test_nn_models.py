@@ -207,3 +207,11 @@ def test_non_finite_weights_are_refused_with_file_and_key(tmp_path, ann_doc, num
 def test_architecture_that_is_not_an_object_is_named(tmp_path, ann_doc):
     with pytest.raises(ValueError, match="'architecture' should be a JSON object"):
         nn.load_model(_write(tmp_path / "bad.json", dict(ann_doc, architecture="ANN")))
+
+
+def test_a_diverged_model_is_not_saved(tmp_path):
+    model = nn.thesis_ann()
+    model.layers[0].params["b"][3] = np.nan
+    with pytest.raises(ValueError, match="bias1 holds NaN or infinite numbers"):
+        nn.save_model(model, tmp_path / "nan.json")
+    assert not (tmp_path / "nan.json").exists()

@@ -56,7 +56,12 @@ def save_model(model: Network, path, extra: dict | None = None) -> None:
     top-level entries (e.g. how the model was trained)."""
     doc = {"name": model.name}
     for key, inner, layer, attr in weight_entries(model):
-        values = _as_list(_get(layer, attr))
+        array = _get(layer, attr)
+        if not np.all(np.isfinite(array)):
+            name = key if inner is None else f"{key}.{inner}"
+            raise ValueError(f"cannot save {path}: {name} holds NaN or infinite numbers "
+                             f"(training diverged?); lower the learning rate and retrain")
+        values = _as_list(array)
         if inner is None:
             doc[key] = values
         else:
