@@ -7,6 +7,11 @@ one the side to move could only claim with its next move). A game still going
 after ``max_plies`` half-moves (default 400) is stopped and adjudicated a draw,
 recorded in the PGN as ``Termination "move cap"`` so it can never hide as a win.
 
+Long engine matches may also adjudicate a decided game, as engine testers do: with
+``resign_cp=C`` a game ends once the engines' own searches agreed for ``resign_plies``
+half-moves in a row (both sides' last moves) that one side is at least C centipawns
+ahead (``Termination "adjudicated: ..."``). Off by default.
+
 ``match`` plays N games, alternating colours, each pair of games from the same
 opening (a set of varied, balanced openings), and reports the score with a 95%
 confidence interval and the Elo difference it implies.
@@ -43,7 +48,8 @@ _TERMINATION = {
 
 def play_game(white: Player, black: Player, opening: str | None = None,
               board: chess.Board | None = None, max_plies: int = 400,
-              round_: str = "-") -> chess.pgn.Game:
+              round_: str = "-", resign_cp: float | None = None,
+              resign_plies: int = 4) -> chess.pgn.Game:
     """One game; returns a PGN game whose headers name the players' specs and the end."""
     _check_max_plies(max_plies)
     for side, player in (("white", white), ("black", black)):
@@ -60,10 +66,15 @@ def play_game(white: Player, black: Player, opening: str | None = None,
         board.push(move)
     start = board.copy()
     termination = "move cap"
+    scores = []          # White's-view score each mover's search reported (None: none)
     while True:
         ended = game_outcome(board)
         if ended is not None:
             result, termination = ended.result(), _TERMINATION[ended.termination]
+            break
+        decided = _decided(scores[-resign_plies:], resign_cp, resign_plies)
+        if decided is not None:
+            result, termination = decided
             break
         if len(board.move_stack) - len(start.move_stack) >= max_plies:
             result = "1/2-1/2"  # adjudicated: see the module docstring
@@ -74,6 +85,8 @@ def play_game(white: Player, black: Player, opening: str | None = None,
             raise ValueError(f"{player.name} chose the illegal move {move} in "
                              f"{board.fen()}")
         board.push(move)
+        searched = getattr(player, "last_result", None)
+        scores.append(None if searched is None else searched.score)
     game = chess.pgn.Game.from_board(board)
     game.headers.update(Event="chesslab match", Site="chesslab", Round=str(round_),
                         White=white.name, Black=black.name, Result=result,
@@ -87,6 +100,18 @@ def _check_max_plies(max_plies):
     if isinstance(max_plies, bool) or not isinstance(max_plies, int) or max_plies < 1:
         raise ValueError(f"max_plies (the half-moves after which a game is adjudicated a "
                          f"draw) must be a whole number of at least 1, got {max_plies!r}")
+
+
+def _decided(recent, resign_cp, resign_plies):
+    """(result, termination) when the last ``resign_plies`` scores all say one side is
+    at least ``resign_cp`` ahead, else None."""
+    if resign_cp is None or len(recent) < resign_plies or None in recent:
+        return None
+    if min(recent) >= resign_cp:
+        return "1-0", f"adjudicated: both engines see White {resign_cp:g}+ cp ahead"
+    if max(recent) <= -resign_cp:
+        return "0-1", f"adjudicated: both engines see Black {resign_cp:g}+ cp ahead"
+    return None
 
 
 def play_random_sides(player_a: Player, player_b: Player, seed: int = 0, **kwargs):
@@ -156,7 +181,8 @@ def elo_difference(score: float) -> float:
 
 
 def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
-          max_plies: int = 400, progress: bool = True, pgn_path=None) -> MatchResult:
+          max_plies: int = 400, progress: bool = True, pgn_path=None,
+          resign_cp: float | None = None) -> MatchResult:
     """``games`` games a vs b: colours alternate, each opening is played from both sides.
 
     Players may be specs (made here with ``seed`` and closed at the end) or players.
@@ -185,7 +211,7 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
             opening = openings[(i // 2) % len(openings)] if openings else None
             white, black = (a, b) if i % 2 == 0 else (b, a)
             game = play_game(white, black, opening=opening, max_plies=max_plies,
-                             round_=str(i + 1))
+                             round_=str(i + 1), resign_cp=resign_cp)
             points = {"1-0": 1.0, "0-1": 0.0}.get(game.headers["Result"], 0.5)
             points = points if white is a else 1.0 - points
             if points == 1.0:

@@ -7,7 +7,9 @@ Four encodings, one per design the course reproduces:
   black) plus the squares each side's legal moves go to.
 * ``planes9``: the actor-critic input: 6 piece-type planes (+1 side to move, -1 opponent)
   and 3 planes filled with +1 (White to move) or -1 (Black to move).
-* the 4272-entry policy index: ``move_to_index``, ``index_to_move``, ``legal_mask``.
+* the 4272-entry policy index: ``move_to_index``, ``index_to_move``, ``legal_mask``;
+* ``piece_square_indices``: the efficiently updatable network's input, 768 one-hot
+  piece-square features seen from each side (the side to move first).
 
 Every 8x8 array is laid out as the board is printed: row 0 is rank 8, column 0 is file a.
 Square numbers follow python-chess: a1=0, b1=1, ..., h8=63.
@@ -23,7 +25,9 @@ __all__ = [
     "PIECE_VALUES", "PIECE_STRINGS", "POLICY_SIZE", "N_PROMOTIONS", "PROMOTION_PAIRS",
     "thesis_vector", "thesis_vectors", "planes14", "planes14_batch", "planes9",
     "planes9_batch", "move_to_index", "index_to_move", "legal_mask", "legal_indices",
-    "square_to_rowcol", "as_board",
+    "square_to_rowcol", "as_board", "N_PIECE_SQUARES", "PAD_FEATURE",
+    "piece_square_feature", "piece_square_indices", "piece_square_indices_batch",
+    "piece_square_onehot",
 ]
 
 #: The thesis's number for each piece type (white positive, black negative).
@@ -272,3 +276,60 @@ def legal_mask(board: chess.Board) -> np.ndarray:
     mask = np.zeros(POLICY_SIZE, dtype=bool)
     mask[legal_indices(board)] = True
     return mask
+
+
+# --- the efficiently updatable network's piece-square features -------------------------
+#: Features seen from one side: 2 owners (ours, theirs) x 6 piece types x 64 squares.
+N_PIECE_SQUARES = 768
+#: ``piece_square_indices`` pads its rows with this index (one past the last feature).
+PAD_FEATURE = N_PIECE_SQUARES
+_MAX_PIECES = 32
+
+
+def piece_square_feature(perspective: chess.Color, color: chess.Color,
+                         piece_type: chess.PieceType, square: chess.Square) -> int:
+    """Index 0..767 of "a ``color`` ``piece_type`` on ``square``", seen by ``perspective``.
+
+    Our pieces come first (pawn .. king, 64 squares each), then the opponent's. Black
+    looks at the board upside down (``square ^ 56`` turns a1 into a8), so a position and
+    its colour-mirrored twin (``board.mirror()``) give the side to move the same features.
+    """
+    owner = 0 if color == perspective else 6
+    return (owner + piece_type - 1) * 64 + (square if perspective == chess.WHITE else square ^ 56)
+
+
+def piece_square_indices(board: chess.Board) -> np.ndarray:
+    """(2, 32) int16: row 0 the side to move's active features, row 1 the opponent's.
+
+    A position has at most 32 pieces, so each row lists the active feature indices and
+    is padded with ``PAD_FEATURE``. Sparse on purpose: the network sums one weight row
+    per piece instead of multiplying 768 mostly-zero inputs.
+    """
+    _check_board(board, "piece_square_indices")
+    out = np.full((2, _MAX_PIECES), PAD_FEATURE, dtype=np.int16)
+    for row, perspective in enumerate((board.turn, not board.turn)):
+        k = 0
+        for color in chess.COLORS:
+            for piece_type in chess.PIECE_TYPES:
+                for square in chess.scan_forward(board.pieces_mask(piece_type, color)):
+                    if k == _MAX_PIECES:
+                        raise ValueError(f"more than {_MAX_PIECES} pieces in {board.fen()}")
+                    out[row, k] = piece_square_feature(perspective, color, piece_type, square)
+                    k += 1
+    return out
+
+
+def piece_square_indices_batch(boards: Iterable[chess.Board]) -> np.ndarray:
+    """``piece_square_indices`` for many boards: (N, 2, 32) int16."""
+    boards = _board_list(boards, "piece_square_indices_batch")
+    if not boards:
+        return np.zeros((0, 2, _MAX_PIECES), dtype=np.int16)
+    return np.stack([piece_square_indices(b) for b in boards])
+
+
+def piece_square_onehot(indices: np.ndarray) -> np.ndarray:
+    """Sparse indices (..., 32) -> one-hot features (..., 768) float32 (padding dropped)."""
+    indices = np.asarray(indices)
+    out = np.zeros(indices.shape[:-1] + (N_PIECE_SQUARES + 1,), dtype=np.float32)
+    np.put_along_axis(out, indices.astype(np.intp), 1.0, axis=-1)
+    return out[..., :N_PIECE_SQUARES]

@@ -6,10 +6,12 @@ by a named command, and the figures read the files:
 
     python -m chesslab results depth-cost      # nodes and seconds vs depth per algorithm
     python -m chesslab results tournament      # round robin between evaluators
+    python -m chesslab results match --a nnue@1s --b pst@1s --games 100 --workers 2
 """
 from __future__ import annotations
 
 import datetime
+import hashlib
 import itertools
 import platform
 import time
@@ -144,3 +146,139 @@ def register_cli(subparsers):
     q.add_argument("--seed", type=int, default=0)
     q.add_argument("--quiet", action="store_true")
     q.set_defaults(func=_cli_tournament)
+    q = sub.add_parser("match", help="a long match from held-out openings, in parallel")
+    q.add_argument("--a", required=True, help="player spec, e.g. nnue@1s")
+    q.add_argument("--b", required=True, help="player spec, e.g. pst@1s")
+    q.add_argument("--games", type=int, default=100, help="an even number (default 100)")
+    q.add_argument("--workers", type=int, default=2, help="games played at once")
+    q.add_argument("--max-plies", type=int, default=300,
+                   help="adjudicate a draw after this many half-moves (default 300)")
+    q.add_argument("--resign-cp", type=float, default=1000,
+                   help="adjudicate a win once both engines' searches see one side this "
+                        "far ahead for 4 half-moves (default 1000; 0 turns it off)")
+    q.add_argument("--seed", type=int, default=0)
+    q.set_defaults(func=_cli_match)
+
+
+# ---------------------------------------------------------------- long matches, in parallel
+MATCHES_PATH = RESULTS_DIR / "matches.json"
+
+
+def held_out_openings(count: int, plies: int = 8, seed: int = 0,
+                      balanced_cp: int = 80) -> list[str]:
+    """The first ``plies`` moves (UCI) of games whose positions no network trained on
+    (the test part of ``Dataset.split(seed=seed)``), kept only where Stockfish's label
+    of the position after them is within ``balanced_cp`` of equal: the shipped games
+    open with 3-6 random plies, which can leave one side clearly better."""
+    from .data import DEFAULT_GAMES, read_games
+    from .training import load, split
+    test = split(load(), seed=seed)[2]
+    at_ply = {int(g): int(cp) for g, ply, cp in zip(test.game_id, test.ply, test.cp)
+              if g >= 0 and ply == plies}
+    lines = []
+    for game in read_games(DEFAULT_GAMES):
+        cp = at_ply.get(int(game.headers.get("GameId", -1)))
+        if cp is None or abs(cp) > balanced_cp:
+            continue
+        moves = list(game.mainline_moves())
+        line = " ".join(m.uci() for m in moves[:plies])
+        if len(moves) > plies + 20 and line not in lines:
+            lines.append(line)
+        if len(lines) == count:
+            break
+    if len(lines) < count:
+        raise ValueError(f"only {len(lines)} balanced held-out openings of {plies} plies; "
+                         f"ask for fewer games")
+    return lines
+
+
+def _play_pair(job) -> list:
+    """Both games of one opening (a as White, then b as White): [(pgn text, a's points)]."""
+    from .arena import play_game
+    from .players import make_player
+    spec_a, spec_b, opening, seed, max_plies, resign_cp = job
+    out = []
+    with make_player(spec_a, seed=seed) as a, make_player(spec_b, seed=seed + 1) as b:
+        for white, black in ((a, b), (b, a)):
+            game = play_game(white, black, opening=opening, max_plies=max_plies,
+                             resign_cp=resign_cp)
+            points = {"1-0": 1.0, "0-1": 0.0}.get(game.headers["Result"], 0.5)
+            out.append((str(game), points if white is a else 1.0 - points))
+    return out
+
+
+def _model_tag(spec: str) -> str | None:
+    """SHA-256 prefix of the model file a player spec reads (None for hand-written ones)."""
+    from .files import MODELS_DIR
+    name = spec.split(":")[0].split("@")[0]
+    path = MODELS_DIR / f"{name}.json"
+    if name in ("material", "pst", "random", "minimax", "alphabeta", "stockfish") or \
+            not path.exists():
+        return None
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed: int = 0,
+              max_plies: int = 300, resign_cp: float | None = 1000, progress=True) -> dict:
+    """``games`` games a vs b from held-out openings, each opening with both colours,
+    ``workers`` games at a time (same results for any number of workers)."""
+    from .arena import MatchResult
+    from .mcts import parallel_map
+    if games < 2 or games % 2:
+        raise ValueError(f"games must be an even number >= 2 (each opening is played with "
+                         f"both colours), got {games}")
+    openings = held_out_openings(games // 2)
+    jobs = [(spec_a, spec_b, line, seed + 2 * i, max_plies, resign_cp)
+            for i, line in enumerate(openings)]
+    start = time.perf_counter()
+    pairs = parallel_map(_play_pair, jobs, workers)
+    seconds = time.perf_counter() - start
+    result = MatchResult(spec_a, spec_b)
+    endings = {}
+    for pair in pairs:
+        for text, points in pair:
+            if points == 1.0:
+                result.wins += 1
+            elif points == 0.0:
+                result.losses += 1
+            else:
+                result.draws += 1
+            ending = text.split('[Termination "', 1)[1].split('"', 1)[0]
+            endings[ending] = endings.get(ending, 0) + 1
+    low, high = result.score_interval()
+    return {"a": spec_a, "b": spec_b, "a_model": _model_tag(spec_a),
+            "b_model": _model_tag(spec_b), "games": result.n, "wins": result.wins,
+            "draws": result.draws, "losses": result.losses, "score": result.score,
+            "interval95": [low, high], "elo": _finite(result.elo),
+            "elo_error": _finite(result.elo_error), "endings": endings,
+            "openings": f"first 8 plies of {len(openings)} test-split games (Stockfish "
+                        f"within 80 cp of equal after them), each with both colours",
+            "max_plies": max_plies, "resign_cp": resign_cp, "seed": seed,
+            "workers": workers, "seconds": round(seconds, 1), "summary": result.summary(),
+            "pgn": [text for pair in pairs for text, _ in pair], **_stamp()}
+
+
+def _finite(x):
+    return x if x == x and abs(x) != float("inf") else None
+
+
+def record_match(entry: dict, path=MATCHES_PATH) -> None:
+    """Add ``entry`` to the results file, replacing one of the same players, models,
+    games and seed (a rerun, not a second result)."""
+    from .files import read_json
+    doc = read_json(path, "results file") if path.exists() else {"matches": []}
+    key = ("a", "b", "a_model", "b_model", "games", "seed")
+    doc["matches"] = [m for m in doc["matches"]
+                      if tuple(m.get(k) for k in key) != tuple(entry[k] for k in key)]
+    doc["matches"].append(entry)
+    write_json_atomic(path, doc, indent=1)
+
+
+def _cli_match(args):
+    entry = run_match(args.a, args.b, args.games, args.workers, args.seed, args.max_plies,
+                      None if args.resign_cp <= 0 else args.resign_cp)
+    record_match(entry)
+    print(entry["summary"])
+    print("endings: " + ", ".join(f"{k} {v}" for k, v in sorted(entry["endings"].items())))
+    print(f"{entry['seconds']:.0f} s; written to data/results/{MATCHES_PATH.name}")
+    return 0

@@ -145,6 +145,11 @@ class Searcher:
             raise ValueError("minimax is the plain algorithm: no tt, quiescence, null "
                              "move or reductions")
         self.multipv = max(1, int(multipv))
+        # An efficiently updatable evaluator (chesslab.nnue) follows every push and pop
+        # and scores a leaf from its accumulator instead of from scratch.
+        self.incremental = bool(getattr(evaluator, "incremental", False))
+        self._evaluate = (evaluator.evaluate_incremental if self.incremental
+                          else evaluator.evaluate)
         self.nodes = 0
         self.tt = {}
         self.deadline = math.inf
@@ -165,6 +170,8 @@ class Searcher:
         self._history = {}
         self._pv = [[] for _ in range(_MAX_PLY + 2)]
         self._seen = self._game_history(board)
+        if self.incremental:
+            self.evaluator.reset(board)
         moves = list(board.legal_moves)
         if not moves:
             score = mate_value(0) if board.is_check() else 0
@@ -205,14 +212,14 @@ class Searcher:
             lower = -math.inf
             if self.prune and len(exact) >= self.multipv:
                 lower = exact[self.multipv - 1][0] - margin
-            board.push(move)
+            self._push(board, move)
             self._seen_push(board)
             try:
                 score = -self._negamax(board, depth - 1, -math.inf, -lower, 1)
             except _Timeout:
                 raise _Timeout((depth, exact)) from None  # board and counts abandoned
             self._seen_pop(board)
-            board.pop()
+            self._pop(board)
             if score > lower:
                 exact.append((score, move, [move] + self._pv[1]))
                 exact.sort(key=lambda item: -item[0])
@@ -281,9 +288,9 @@ class Searcher:
                 and beta < MATE_THRESHOLD and self._has_pieces(board)):
             # Null move: let the opponent move twice. If we still reach beta with a
             # shallower search, a real move will too (not in zugzwang-prone endings).
-            board.push(chess.Move.null())
+            self._push(board, chess.Move.null())
             score = -self._negamax(board, depth - 3, -beta, -beta + 1, ply + 1)
-            board.pop()
+            self._pop(board)
             if score >= beta:
                 return score if score < MATE_THRESHOLD else beta
 
@@ -297,7 +304,7 @@ class Searcher:
         best, best_move = -math.inf, None
         for i, move in enumerate(moves):
             quiet = not move.promotion and not board.is_capture(move)
-            board.push(move)
+            self._push(board, move)
             self._seen_push(board)
             child_static = None if statics is None else statics[i]
             if not self.prune:
@@ -317,7 +324,7 @@ class Searcher:
                     score = -self._negamax(board, depth - 1, -beta, -alpha, ply + 1,
                                            child_static)
             self._seen_pop(board)
-            board.pop()
+            self._pop(board)
             if score > best:
                 best, best_move = score, move
                 self._pv[ply] = [move] + self._pv[ply + 1]
@@ -350,10 +357,10 @@ class Searcher:
         alpha = max(alpha, stand)
         best = stand
         for move in self._captures(board, alpha - stand):
-            board.push(move)
+            self._push(board, move)
             self._count()
             score = -self._quiesce(board, -beta, -alpha, ply + 1)
-            board.pop()
+            self._pop(board)
             if score > best:
                 best = score
                 if score > alpha:
@@ -382,7 +389,17 @@ class Searcher:
 
     # ------------------------------------------------------------ leaves
     def _static(self, board, ply):
-        return white_to_side(self.evaluator.evaluate(board), board.turn, ply)
+        return white_to_side(self._evaluate(board), board.turn, ply)
+
+    def _push(self, board, move):
+        if self.incremental:
+            self.evaluator.push(board, move)
+        board.push(move)
+
+    def _pop(self, board):
+        board.pop()
+        if self.incremental:
+            self.evaluator.pop()
 
     def _batch_statics(self, board, moves, ply):
         """Evaluate every child of a frontier node in one ``evaluate_batch`` call."""

@@ -19,6 +19,21 @@ without improvement; the weights of the best epoch are the ones kept.
 Targets: Stockfish centipawns are squashed to ``tanh(cp / 400)`` (see
 ``chesslab.evaluation.cp_to_target``) and predictions are mapped back to centipawns.
 
+The recipe that makes a network beat the hand-written evaluation (notebook 05 shows
+what each step buys), one ``TrainConfig`` switch each:
+
+* ``perspective="side_to_move"``: score every position from the mover's side (Black's
+  positions colour-mirrored), so the 98.5% White-to-move game positions teach Black
+  too;
+* ``target="wdl"``: learn in win-probability space, ``sigmoid(z)`` against
+  ``sigmoid(cp / 400)``: a 300 cp error matters in an equal position, hardly at +900;
+* ``quiet=True``: train on the position where a material quiescence search's best
+  line ends (a capture sequence played out, positions in check dropped), because in a
+  search the evaluation is only asked about positions where the captures are over;
+* ``mirror=True``: add every training position colour-mirrored (same for the
+  side-to-move perspective, which sees both the same);
+* more epochs with the learning rate halved on plateaus (``epochs``, ``lr_patience``).
+
 The thesis's "accuracy" is not defined there; here it is **sign accuracy**: among the
 positions where Stockfish sees a clear advantage (``|cp| > 50``), the fraction where the
 network says the same side is better. The other metrics: MAE in centipawns with
@@ -27,21 +42,26 @@ and Pearson's correlation of the same clipped numbers.
 """
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+import chess
 import numpy as np
 from tqdm import tqdm
 
 from .data import DEFAULT_DATASET, Dataset, load_dataset
 from .evaluation import (ENCODINGS, NetworkEvaluator, cp_to_target, encode_boards,
-                         load_evaluator, target_to_cp)
+                         expected_score, load_evaluator, material_balance,
+                         side_to_move_view, target_to_cp, turn_signs)
 from .files import (DATA_DIR, MODELS_DIR, check_writable, check_writable_dir, read_json,
                     write_json_atomic)
-from .nn import (ANN, CNN, Adam, BatchNorm, Sigmoid, conv_net, residual_net, save_model,
-                 thesis_ann, thesis_cnn, train_step)
+from .nn import (ANN, CNN, Adam, BatchNorm, Sigmoid, conv_net, linear_pst_net, mse,
+                 nnue_net, residual_net, save_model, sigmoid_mse, thesis_ann, thesis_cnn,
+                 train_step)
+from .nnue import LinearPSTEvaluator, NNUEEvaluator
 
 #: Labels and predictions are clipped to +-CLIP_CP before the MAE and the correlation.
 CLIP_CP = 1000
@@ -53,6 +73,8 @@ RESULTS_PATH = DATA_DIR / "results" / "evaluators.json"
 #: depth 4); the residual net at half the width (16), to fit the CPU budget.
 CONV_SIZE, CONV_DEPTH = 32, 4
 RESIDUAL_SIZE, RESIDUAL_DEPTH = 16, 4
+#: The efficiently updatable network: 2 x 768 -> 2 x 128 -> 32 -> 1.
+NNUE_HIDDEN, NNUE_HEAD = 128, 32
 
 
 def thesis_cnn_planes(seed: int = 0) -> CNN:
@@ -72,7 +94,11 @@ NETS = {
     "residual": (lambda seed: residual_net(RESIDUAL_SIZE, RESIDUAL_DEPTH, seed), "planes14"),
     "ann64": (thesis_ann, "thesis64"),
     "cnn64": (thesis_cnn, "thesis64_board"),
+    "nnue": (lambda seed: nnue_net(NNUE_HIDDEN, NNUE_HEAD, seed), "piece_square"),
+    "linear": (linear_pst_net, "piece_square_mover"),
 }
+#: Nets whose evaluators (chesslab.nnue) read the side to move's view only.
+MOVER_ONLY = ("nnue", "linear")
 
 
 def build_net(name: str, seed: int = 0):
@@ -83,9 +109,31 @@ def build_net(name: str, seed: int = 0):
     return builder(seed), encoding
 
 
-def target_kind(model) -> str:
-    """'unit' (0..1) for nets ending in a sigmoid, 'tanh' (-1..1) for a linear output."""
-    return "unit" if isinstance(model.layers[-1], Sigmoid) else "tanh"
+def target_kind(model, target: str = "tanh") -> str:
+    """How the output is read. ``target="tanh"``: 'unit' (0..1) for nets ending in a
+    sigmoid, 'tanh' (-1..1) for a linear output. ``target="wdl"``: 'prob' (the expected
+    score itself) after a sigmoid, 'logit' (its logit, cp / 400) for a linear output."""
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
+    ends_in_sigmoid = isinstance(model.layers[-1], Sigmoid)
+    if target == "wdl":
+        return "prob" if ends_in_sigmoid else "logit"
+    return "unit" if ends_in_sigmoid else "tanh"
+
+
+#: Training targets: "tanh" (MSE on tanh(cp/400)), "wdl" (win-probability space).
+TARGETS = ("tanh", "wdl")
+
+
+def training_target(cp, kind: str) -> np.ndarray:
+    """What the loss compares the output with: for 'logit' the expected score
+    sigmoid(cp/400) (the loss applies the sigmoid), else ``cp_to_target``."""
+    return expected_score(cp) if kind == "logit" else cp_to_target(cp, kind)
+
+
+def loss_for(kind: str):
+    """sigmoid_mse for a logit output (win-probability space), else plain MSE."""
+    return sigmoid_mse if kind == "logit" else mse
 
 
 def count_parameters(model) -> int:
@@ -105,6 +153,11 @@ class TrainConfig:
     target_accuracy: float | None = None   # the thesis's "acceptable": stop when reached
     max_train: int | None = None     # train on the first N (shuffled) positions only
     seed: int = 0
+    # the recipe (see the module docstring); the defaults are the thesis's pipeline
+    perspective: str = "white"       # or "side_to_move"
+    target: str = "tanh"             # or "wdl"
+    quiet: bool = False              # train on quiescence leaves
+    mirror: bool = False             # add colour-mirrored copies of the training part
 
     def __post_init__(self):
         """Refuse settings that cannot train (0 epochs would save an untrained net)."""
@@ -189,17 +242,20 @@ def shuffle(n: int, rng: np.random.Generator) -> np.ndarray:
     return rng.permutation(n)
 
 
-def train_epoch(model, optimizer, x, y, order, batch_size: int = 256, bar=None) -> float:
-    """Step 4, train: one pass over the training part, in mini-batches, in ``order``."""
+def train_epoch(model, optimizer, x, y, order, batch_size: int = 256, bar=None,
+                loss=None) -> float:
+    """Step 4, train: one pass over the training part, in mini-batches, in ``order``.
+
+    ``loss`` is a ``chesslab.nn`` loss (default MSE)."""
     model.train()
     total = 0.0
     for start in range(0, len(order), batch_size):
         idx = np.sort(order[start:start + batch_size])   # sorted: faster gather, same batch
-        loss = train_step(model, optimizer, x[idx], y[idx])   # forward, MSE, backward, step
-        total += loss * len(idx)
+        value = train_step(model, optimizer, x[idx], y[idx], loss)  # forward, loss, backward, step
+        total += value * len(idx)
         if bar is not None:
             bar.update(len(idx))
-            bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
+            bar.set_postfix(loss=f"{value:.4f}", refresh=False)
     return total / len(order)
 
 
@@ -239,10 +295,11 @@ def fit(model, train_xy, val_xy, config: TrainConfig = None, progress: bool = Tr
     without improvement. The model ends with the weights of its best epoch.
     """
     config = config or TrainConfig()
-    kind = kind or target_kind(model)
+    kind = kind or target_kind(model, config.target)
+    loss = loss_for(kind)
     (x, cp), (x_val, cp_val) = train_xy, val_xy
-    y = cp_to_target(cp, kind).astype(np.float32).reshape(-1, 1)
-    y_val = cp_to_target(cp_val, kind).astype(np.float32)
+    y = training_target(cp, kind).astype(np.float32).reshape(-1, 1)
+    y_val = training_target(cp_val, kind).astype(np.float32).reshape(-1, 1)
     rng = np.random.default_rng(config.seed)
     optimizer = Adam(config.lr if config.lr is not None else model.learning_rate or 0.001)
     history = History()
@@ -252,9 +309,10 @@ def fit(model, train_xy, val_xy, config: TrainConfig = None, progress: bool = Tr
         order = shuffle(len(x), rng)
         with tqdm(total=len(order), desc=f"epoch {epoch}/{config.epochs}", unit="pos",
                   disable=not progress, leave=False) as bar:
-            train_loss = train_epoch(model, optimizer, x, y, order, config.batch_size, bar)
+            train_loss = train_epoch(model, optimizer, x, y, order, config.batch_size, bar,
+                                     loss)
         out = validate(model, x_val)
-        val_loss = float(np.mean((out - y_val) ** 2))
+        val_loss = loss(out.reshape(-1, 1).astype(np.float32), y_val)[0]
         pred_cp = target_to_cp(out, kind)
         history.append(epoch=epoch, train_loss=train_loss, val_loss=val_loss,
                        val_accuracy=accuracy(pred_cp, cp_val),
@@ -303,12 +361,86 @@ def save(model, path, encoding: str, kind: str, **info) -> Path:
 def encode_dataset(dataset: Dataset, encoding: str, chunk: int = 8192) -> np.ndarray:
     """Inputs of every position, as int8 (the values are small whole numbers; float32
     for 200,000 positions of 14 planes would take 700 MB)."""
+    return encode_positions(dataset.boards(), encoding, chunk)
+
+
+def encode_positions(boards, encoding: str, chunk: int = 8192) -> np.ndarray:
+    """``encode_dataset`` for a list of boards."""
     shape = ENCODINGS[encoding][1]
-    out = np.empty((len(dataset),) + shape, dtype=np.int8)
-    boards = dataset.boards()
+    out = np.empty((len(boards),) + shape, dtype=np.int8)
     for i in range(0, len(boards), chunk):
         out[i:i + chunk] = encode_boards(boards[i:i + chunk], encoding)
     return out
+
+
+# ---------------------------------------------------------------- the recipe's data steps
+
+def _material_line(board, alpha, beta, plies):
+    """(score, captures) of a material-only capture search, side to move's view."""
+    stand = material_balance(board) * (1 if board.turn == chess.WHITE else -1)
+    if stand >= beta or plies == 0:
+        return stand, []
+    best, line = stand, []
+    alpha = max(alpha, stand)
+    captures = sorted(board.generate_legal_captures(), key=lambda m: -_victim_value(board, m))
+    for move in captures:
+        board.push(move)
+        score, rest = _material_line(board, -beta, -alpha, plies - 1)
+        board.pop()
+        if -score > best:
+            best, line = -score, [move] + rest
+            alpha = max(alpha, best)
+            if alpha >= beta:
+                break
+    return best, line
+
+
+def _victim_value(board, move):
+    victim = board.piece_type_at(move.to_square) or chess.PAWN     # en passant: a pawn
+    return 10 * victim - board.piece_type_at(move.from_square)
+
+
+def quiet_leaf(board: chess.Board, max_plies: int = 8) -> chess.Board | None:
+    """Where the captures stop: the position at the end of a material quiescence
+    search's best line from ``board`` (``board`` itself when no capture gains), or None
+    when the side to move is in check there (not a quiet position)."""
+    if board.is_check():
+        return None
+    _, line = _material_line(board.copy(stack=False), -math.inf, math.inf, max_plies)
+    leaf = board.copy(stack=False)
+    for move in line:
+        leaf.push(move)
+    return None if leaf.is_check() else leaf
+
+
+def training_positions(dataset: Dataset, quiet: bool = False, mirror: bool = False):
+    """(boards, cp from White's side) to train on: each position, or its quiet leaf
+    (positions in check dropped), plus colour-mirrored copies with the score negated."""
+    boards, cp = dataset.boards(), np.asarray(dataset.cp, dtype=np.float64)
+    if quiet:
+        leaves = [quiet_leaf(b) for b in boards]
+        keep = [i for i, leaf in enumerate(leaves) if leaf is not None]
+        boards, cp = [leaves[i] for i in keep], cp[keep]
+    if mirror:
+        boards = boards + [b.mirror() for b in boards]
+        cp = np.concatenate([cp, -cp])
+    return boards, cp
+
+
+def network_view(boards, cp, perspective: str):
+    """The boards and scores as a network with that perspective sees them."""
+    if perspective == "side_to_move":
+        return side_to_move_view(boards), np.asarray(cp) * turn_signs(boards)
+    return boards, np.asarray(cp)
+
+
+def evaluator_for(name: str, model, encoding: str, kind: str, perspective: str):
+    """The evaluator of a trained net: NNUE and linear ones get their fast classes."""
+    if name == "nnue":
+        return NNUEEvaluator(model, name)
+    if name == "linear":
+        return LinearPSTEvaluator(model, name)
+    return NetworkEvaluator(model, encoding, kind, name, perspective)
 
 
 @dataclass
@@ -333,7 +465,10 @@ def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
     """
     config = config or TrainConfig()
     model, encoding = build_net(name, config.seed)
-    kind = target_kind(model)
+    kind = target_kind(model, config.target)
+    if name in MOVER_ONLY and config.perspective != "side_to_move":
+        raise ValueError(f"the {name} network reads the side to move's view only; train it "
+                         f"with perspective='side_to_move'")
     train, val, test = splits or split(dataset)
     if len(train) == 0 or len(val) == 0:
         raise ValueError(f"too little data to train: the split by game leaves {len(train)} "
@@ -343,14 +478,26 @@ def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
         order = shuffle(len(train), np.random.default_rng(config.seed))
         train = train.subset(np.sort(order[:config.max_train]))
     cache = {} if cache is None else cache
-    key = (encoding, config.max_train, config.seed)
+    key = (encoding, config.max_train, config.seed, config.perspective, config.quiet,
+           config.mirror)
     if key not in cache:
-        cache[key] = encode_dataset(train, encoding), encode_dataset(val, encoding)
-    x, x_val = cache[key]
+        positions = ("positions", config.max_train, config.seed, config.quiet, config.mirror)
+        if positions not in cache:
+            cache[positions] = training_positions(train, config.quiet, config.mirror)
+        boards, cp = network_view(*cache[positions], config.perspective)
+        # validation sees positions prepared like the training ones (quiet leaves when
+        # quiet=True, no mirrored copies): early stopping then measures what is learned
+        val_key = ("validation", config.quiet)
+        if val_key not in cache:
+            cache[val_key] = training_positions(val, config.quiet)
+        val_boards, val_cp = network_view(*cache[val_key], config.perspective)
+        cache[key] = ((encode_positions(boards, encoding), cp),
+                      (encode_positions(val_boards, encoding), val_cp))
+    train_xy, val_xy = cache[key]
     start = time.perf_counter()          # training time: the epochs, not the encoding
-    history = fit(model, (x, train.cp), (x_val, val.cp), config, progress, kind)
+    history = fit(model, train_xy, val_xy, config, progress, kind)
     seconds = time.perf_counter() - start
-    evaluator = NetworkEvaluator(model, encoding, kind, name)
+    evaluator = evaluator_for(name, model, encoding, kind, config.perspective)
     return TrainResult(name, model, encoding, kind, history,
                        evaluate_on(evaluator, val), evaluate_on(evaluator, test),
                        seconds, config)
@@ -359,6 +506,7 @@ def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
 def save_result(result: TrainResult, path=None, data_info=None) -> Path:
     path = path or MODELS_DIR / f"{result.name}.json"
     return save(result.model, path, result.encoding, result.kind, evaluator=result.name,
+                perspective=result.config.perspective,
                 parameters=count_parameters(result.model),
                 training={"config": asdict(result.config),
                           "seconds": round(result.seconds, 1), "data": data_info or {}},
@@ -372,6 +520,32 @@ def evaluate_on(evaluator, dataset: Dataset) -> dict:
     scores = evaluator.evaluate_batch(boards) if getattr(evaluator, "prefers_batches", False) \
         else np.array([evaluator.evaluate(b) for b in boards], dtype=float)
     return metrics(scores, dataset.cp)
+
+
+#: Positions of the test split scored by a search in the results table (seeded sample).
+SEARCH_SAMPLE = 2000
+
+
+def search_metrics(evaluator, dataset: Dataset, depth: int = 1, sample: int = SEARCH_SAMPLE,
+                   seed: int = 0) -> dict:
+    """Metrics of ``search(board, evaluator, depth).score`` (quiescence included): the
+    evaluation as a search really uses it, on a seeded sample of ``dataset``; for all
+    positions and separately for White and Black to move."""
+    from .search import search
+
+    rng = np.random.default_rng(seed)
+    rows = np.sort(rng.choice(len(dataset), min(sample, len(dataset)), replace=False))
+    part = dataset.subset(rows)
+    boards = part.boards()
+    start = time.perf_counter()
+    scores = np.array([search(b, evaluator, depth=depth).score for b in boards])
+    seconds = time.perf_counter() - start
+    white = np.array([b.turn == chess.WHITE for b in boards])
+    out = {"depth": depth, "seconds": round(seconds, 1), "all": metrics(scores, part.cp)}
+    for key, mask in (("white_to_move", white), ("black_to_move", ~white)):
+        if mask.any():
+            out[key] = metrics(scores[mask], part.cp[mask])
+    return out
 
 
 def plot_history(history: History, title: str = "", axes=None):
@@ -410,7 +584,8 @@ def load_history(name: str, models_dir=MODELS_DIR) -> History:
 # ---------------------------------------------------------------- the results table
 
 #: The rows of the shipped table: the four nets, the thesis nets on 64 numbers, hand-made.
-TABLE_ROWS = ("ann", "cnn", "conv", "residual", "ann64", "cnn64", "material", "pst")
+TABLE_ROWS = ("nnue", "linear", "ann", "cnn", "conv", "residual", "ann64", "cnn64",
+              "material", "pst")
 
 
 def results_table(names=TABLE_ROWS,
@@ -423,33 +598,45 @@ def results_table(names=TABLE_ROWS,
     for name in names:
         path = Path(models_dir) / f"{name}.json"
         if name in NETS:
-            evaluator = NetworkEvaluator.from_file(path, name)
+            base = NetworkEvaluator.from_file(path, name)
+            evaluator = evaluator_for(name, base.model, base.encoding, base.target,
+                                      base.perspective)
             meta = read_json(path, "model file")["chesslab"]
             extra = {"parameters": meta["parameters"],
                      "train_seconds": meta["training"]["seconds"],
                      "epochs": len(meta["history"]["epoch"]),
                      "train_positions": meta["training"]["data"].get("train_positions"),
-                     "encoding": meta["encoding"]}
+                     "encoding": meta["encoding"],
+                     "recipe": {k: meta["training"]["config"].get(k, default) for k, default
+                                in (("perspective", "white"), ("target", "tanh"),
+                                    ("quiet", False), ("mirror", False))}}
         else:
             evaluator, extra = load_evaluator(name), {"parameters": 0, "train_seconds": 0}
         rows.append({"evaluator": name, "validation": evaluate_on(evaluator, val),
-                     "test": evaluate_on(evaluator, test), **extra})
+                     "test": evaluate_on(evaluator, test),
+                     "search_depth1": search_metrics(evaluator, test), **extra})
     return {"rows": rows, "dataset": {"positions": len(dataset), "validation": len(val),
                                       "test": len(test), **dataset.metadata},
-            "clip_cp": CLIP_CP, "sign_margin_cp": SIGN_MARGIN_CP}
+            "clip_cp": CLIP_CP, "sign_margin_cp": SIGN_MARGIN_CP,
+            "search_sample": f"{SEARCH_SAMPLE} test positions (seed 0), search(board, "
+                             f"evaluator, depth=1).score with quiescence"}
 
 
 def format_table(table: dict) -> str:
-    """The results as a Markdown table."""
-    lines = ["| evaluator | val MAE (cp) | val corr | val sign acc | test MAE (cp) | "
-             "test corr | test sign acc | parameters | training (s) |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    """The results as a Markdown table: the depth-1 search first (how an evaluation is
+    used), then the static evaluation of the whole test split."""
+    lines = ["| evaluator | depth-1 MAE (cp) | depth-1 r | depth-1 sign acc | White / Black "
+             "to move MAE | static test MAE | static r | static sign acc | parameters | "
+             "training (s) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in table["rows"]:
-        v, t = r["validation"], r["test"]
-        lines.append(f"| {r['evaluator']} | {v['mae_cp']:.0f} | {v['correlation']:.3f} | "
-                     f"{v['sign_accuracy']:.3f} | {t['mae_cp']:.0f} | {t['correlation']:.3f} | "
-                     f"{t['sign_accuracy']:.3f} | {r['parameters']:,} | "
-                     f"{r['train_seconds']:.1f} |")
+        t, s = r["test"], r.get("search_depth1")
+        searched = (f"{s['all']['mae_cp']:.0f} | {s['all']['correlation']:.3f} | "
+                    f"{s['all']['sign_accuracy']:.3f} | {s['white_to_move']['mae_cp']:.0f} / "
+                    f"{s['black_to_move']['mae_cp']:.0f}") if s else "- | - | - | -"
+        lines.append(f"| {r['evaluator']} | {searched} | {t['mae_cp']:.0f} | "
+                     f"{t['correlation']:.3f} | {t['sign_accuracy']:.3f} | "
+                     f"{r['parameters']:,} | {r['train_seconds']:.1f} |")
     return "\n".join(lines)
 
 
@@ -463,9 +650,14 @@ SHIPPED = {
     "residual": TrainConfig(epochs=6, batch_size=256),
     "ann64": TrainConfig(epochs=40, batch_size=256, patience=6),
     "cnn64": TrainConfig(epochs=40, batch_size=256, patience=6),
+    # the recipe: side to move, win-probability space, quiet positions (see the docstring)
+    "nnue": TrainConfig(epochs=80, batch_size=256, patience=8, lr_patience=3,
+                        perspective="side_to_move", target="wdl", quiet=True),
+    "linear": TrainConfig(epochs=40, batch_size=256, patience=6, lr_patience=2,
+                          perspective="side_to_move", target="wdl", quiet=True),
 }
 #: ``--full``: the bigger run for better models (hours of CPU).
-FULL = {name: TrainConfig(epochs=200, batch_size=256, patience=10, lr_patience=4)
+FULL = {name: replace(SHIPPED[name], epochs=200, patience=10, lr_patience=4)
         for name in NETS}
 
 

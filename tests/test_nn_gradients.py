@@ -23,6 +23,10 @@ LAYERS = {
     "maxpool_3_stride2_overlap": (lambda: nn.MaxPool2D(3, stride=2), (2, 2, 7, 7)),
     "maxpool_3_floor": (lambda: nn.MaxPool2D(3, ceil_mode=False), (2, 2, 8, 8)),
     "relu": (lambda: nn.ReLU(), (3, 7)),
+    "clipped_relu": (lambda: nn.ClippedReLU(), (4, 7)),
+    "feature_transformer": (lambda: nn.FeatureTransformer(6, 3), (4, 2, 6)),
+    "nnue_net": (lambda: nn.nnue_net(hidden=4, head=3, n_features=10), (3, 2, 10)),
+    "linear_pst_net": (lambda: nn.linear_pst_net(n_features=9), (3, 9)),
     "sigmoid": (lambda: nn.Sigmoid(), (3, 7)),
     "tanh": (lambda: nn.Tanh(), (3, 7)),
     "flatten": (lambda: nn.Flatten(), (2, 3, 2, 2)),
@@ -85,6 +89,8 @@ def test_maxpool_ceil_mode_keeps_the_board_edge():
 
 LOSSES = {
     "mse": lambda: (nn.mse, rand(5, 1), (rand(5, 1, seed=2),)),
+    "sigmoid_mse": lambda: (nn.sigmoid_mse, 2 * rand(6, 1),
+                            (np.random.default_rng(2).uniform(0, 1, (6, 1)),)),
     "binary_cross_entropy": lambda: (
         nn.binary_cross_entropy, 1 / (1 + np.exp(-rand(6, 1))),
         (np.random.default_rng(2).uniform(0, 1, (6, 1)),)),

@@ -403,6 +403,22 @@ class ReLU(Layer):
         return grad_out * (self._need_cache("_y") > 0)
 
 
+class ClippedReLU(Layer):
+    """min(max(x, 0), 1): the efficiently updatable network's activation.
+
+    Bounded on both sides, so a network's hidden values stay small whatever the
+    position (that is what lets real engines run them in 8- and 16-bit integers).
+    """
+
+    def forward(self, x):
+        self._x = x if self.training else None
+        return np.clip(x, 0, 1)
+
+    def backward(self, grad_out, input_grad=True):
+        x = self._need_cache("_x")
+        return grad_out * ((x > 0) & (x < 1))
+
+
 class Sigmoid(Layer):
     """1 / (1 + e^-x), written with tanh so large |x| never overflows."""
 
@@ -502,6 +518,52 @@ class BatchNorm(Layer):
         dx = (count * dxhat - dxhat.sum(axis=axes).reshape(shape)
               - xhat * (dxhat * xhat).sum(axis=axes).reshape(shape))
         return dx * (self._inv_std / count).reshape(shape)
+
+
+# ----------------------------------------------------------------------------- NNUE
+
+class FeatureTransformer(Layer):
+    """The efficiently updatable network's first layer: ``y = x @ W + b`` for each side.
+
+    Input ``(N, 2, n_features)``: one-hot piece-square features seen by the side to move
+    (row 0) and by the opponent (row 1); both rows share ``W`` and ``b``. Output
+    ``(N, 2 * n_out)``: the two "accumulators" side by side, the side to move's first.
+    A move changes at most four features, so a search can update an accumulator by
+    adding and subtracting a few rows of ``W`` instead of recomputing it
+    (``chesslab.nnue``); training uses the plain matrix product.
+    """
+
+    def __init__(self, n_features: int = 768, n_out: int = 128, rng=None, dtype=DTYPE):
+        super().__init__()
+        self.n_features, self.n_out = int(n_features), int(n_out)
+        # About 30 features are active at once: scale as if fan_in were 32, so an
+        # accumulator starts near unit size (inside the clipped ReLU's range).
+        self.params = {"W": he_normal((n_features, n_out), 64, rng, dtype),
+                       "b": np.zeros(n_out, dtype)}
+        self._x = None
+
+    def forward(self, x):
+        n = x.shape[0]
+        flat = x.reshape(2 * n, self.n_features)
+        self._x = flat if self.training else None
+        y = flat @ self.params["W"]
+        y += self.params["b"]
+        return y.reshape(n, 2 * self.n_out)
+
+    def backward(self, grad_out, input_grad=True):
+        flat = self._need_cache("_x")
+        g = grad_out.reshape(flat.shape[0], self.n_out)     # one row per side
+        self.grads = {"W": flat.T @ g, "b": g.sum(axis=0)}
+        if not input_grad:
+            return None
+        return (g @ self.params["W"].T).reshape(-1, 2, self.n_features)
+
+    def config(self):
+        return {"type": "FeatureTransformer", "n_features": self.n_features,
+                "n_out": self.n_out}
+
+    def __repr__(self):
+        return f"FeatureTransformer(2 x {self.n_features} -> 2 x {self.n_out})"
 
 
 # ----------------------------------------------------------------------------- containers
@@ -606,8 +668,8 @@ class Residual(Sequential):
 
 
 LAYER_TYPES = {cls.__name__: cls for cls in
-               (Dense, Conv2D, MaxPool2D, ReLU, Sigmoid, Tanh, Flatten, BatchNorm, Residual,
-                Sequential)}
+               (Dense, Conv2D, MaxPool2D, ReLU, ClippedReLU, Sigmoid, Tanh, Flatten,
+                BatchNorm, Residual, FeatureTransformer, Sequential)}
 
 
 def layer_from_config(cfg: dict, rng=None) -> Layer:
@@ -618,6 +680,6 @@ def layer_from_config(cfg: dict, rng=None) -> Layer:
         raise ValueError(f"unknown layer type {kind!r}; known: {', '.join(LAYER_TYPES)}")
     if kind == "Sequential":
         return Sequential([layer_from_config(c, rng) for c in cfg["layers"]])
-    if kind in ("Dense", "Conv2D", "Residual"):
+    if kind in ("Dense", "Conv2D", "Residual", "FeatureTransformer"):
         cfg["rng"] = rng
     return LAYER_TYPES[kind](**cfg)

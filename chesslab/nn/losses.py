@@ -31,6 +31,27 @@ def binary_cross_entropy(prob, target, eps: float = 1e-7):
     return float(loss), (p - target) / (p * (1 - p)) / p.size
 
 
+def sigmoid(z):
+    """1 / (1 + e^-z), without overflow warnings for large |z|."""
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
+def sigmoid_mse(logits, target):
+    """Squared error in win-probability space: ``(sigmoid(z) - p)^2``.
+
+    The network outputs an unbounded score ``z`` (centipawns / 400 in chesslab); the
+    target ``p`` is an expected score in [0, 1] (Stockfish's win/draw/loss, or
+    ``sigmoid(cp / 400)``). Being 300 cp off in an equal position costs a lot; being
+    300 cp off when a side is already a rook up costs almost nothing, which is what
+    matters to a player (the NNUE trainers' loss).
+    """
+    target = np.asarray(target, dtype=logits.dtype)
+    _check_shapes(logits, target, "sigmoid_mse")
+    p = sigmoid(logits)
+    diff = p - target
+    return float(np.mean(diff * diff)), diff * p * (1 - p) * (2.0 / diff.size)
+
+
 def log_softmax(logits, mask=None):
     """Row-wise log of the softmax, computed as z - max - log(sum e^(z - max)).
 

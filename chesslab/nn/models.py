@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .losses import mse
-from .layers import (DTYPE, Conv2D, Dense, Flatten, MaxPool2D, ReLU, Residual,
-                     Sequential, Sigmoid, Tanh, _rng, layer_from_config)
+from .layers import (DTYPE, ClippedReLU, Conv2D, Dense, FeatureTransformer, Flatten,
+                     MaxPool2D, ReLU, Residual, Sequential, Sigmoid, Tanh, _rng,
+                     layer_from_config)
 
 _ACTIVATIONS = {"relu": ReLU, "sigmoid": Sigmoid, "tanh": Tanh}
 
@@ -226,6 +227,36 @@ def residual_net(conv_size: int = 32, conv_depth: int = 4, seed: int = 0, in_cha
     for _ in range(conv_depth):
         cnn.add(Residual(conv_size, rng=cnn.rng))
     return cnn.add_output_layer(1, activation="sigmoid")
+
+
+def nnue_net(hidden: int = 128, head: int = 32, seed: int = 0, n_features: int = 768):
+    """An efficiently updatable network (NNUE): 2 x 768 -> 2 x hidden -> head -> 1.
+
+    The feature transformer turns each side's piece-square features into an
+    accumulator; both accumulators (side to move first) pass a clipped ReLU, a small
+    dense layer and a clipped ReLU again, then one linear output: the score for the
+    side to move, in units of 400 centipawns (a logit of the expected score).
+    """
+    rng = _rng(seed)
+    return Network([FeatureTransformer(n_features, hidden, rng=rng), ClippedReLU(),
+                    Dense(2 * hidden, head, rng=rng), ClippedReLU(),
+                    Dense(head, 1, init="xavier", rng=rng)],
+                   input_shape=(2, n_features), name=f"NNUE 768-{hidden}x2-{head}-1",
+                   learning_rate=0.001)
+
+
+def linear_pst_net(seed: int = 0, n_features: int = 768):
+    """768 -> 1: one number per (piece, square) from the side to move's view.
+
+    A linear model of the piece-square features is exactly a set of 12 piece-square
+    tables (Texel tuning learns them from game data): the bridge from the hand-written
+    ``pst`` evaluator to the network.
+    """
+    rng = _rng(seed)
+    layer = Dense(n_features, 1, rng=rng)
+    layer.params["W"][:] = 0.0         # start from "every square is worth nothing"
+    return Network([layer], input_shape=(n_features,), name="learned piece-square tables",
+                   learning_rate=0.01)
 
 
 def train_step(model, optimizer, x, y, loss=None):

@@ -1,0 +1,224 @@
+"""The efficiently updatable network (NNUE) inside a search, and learned piece-square tables.
+
+A network's first layer is ``acc = b + sum of W[f] over the active features f`` (one
+weight row per piece on a square, ``chesslab.nn.FeatureTransformer``). A move changes
+at most four features (a piece leaves a square, arrives on another, a captured piece
+goes, a castling rook moves), so the search does not recompute ``acc``: on every
+``push`` it adds and subtracts those few rows, on ``pop`` it goes back to the previous
+one. The rest of the network is small (2 x 128 -> 32 -> 1), so one evaluation costs
+about what the hand-written piece-square tables cost, yet it was learned from
+Stockfish's scores. That is the idea behind Stockfish's NNUE, here in numpy.
+
+Two accumulators are kept, one per side's view of the board (White's view and Black's
+view, the board upside down); the side to move's comes first when the rest of the
+network reads them. ``LinearPSTEvaluator`` is the one-number version: a linear model of
+the side to move's 768 features is exactly twelve piece-square tables, learned.
+"""
+from __future__ import annotations
+
+import math
+
+import chess
+import numpy as np
+
+from chesslab.encoding import N_PIECE_SQUARES, piece_square_feature
+from chesslab.evaluation import TARGET_SCALE_CP, NetworkEvaluator, register_evaluator
+from chesslab.files import MODELS_DIR
+from chesslab.nn import ClippedReLU, Dense, FeatureTransformer
+
+_COLOR_INDEX = {chess.WHITE: 0, chess.BLACK: 1}
+
+
+def absolute_index(color: chess.Color, piece_type: chess.PieceType, square: chess.Square) -> int:
+    """Row of the accumulator table: (colour, piece type, square) from no one's view."""
+    return (_COLOR_INDEX[color] * 6 + piece_type - 1) * 64 + square
+
+
+def move_changes(board: chess.Board, move: chess.Move):
+    """(added, removed): the (colour, piece, square) rows ``move`` adds and removes.
+
+    ``board`` is the position before the move. Handles captures, en passant, promotion
+    and castling (standard ``e1g1`` and king-takes-rook notation); the null move
+    changes nothing.
+    """
+    if not move:
+        return (), ()
+    us, them = board.turn, not board.turn
+    piece = board.piece_type_at(move.from_square)
+    removed = [absolute_index(us, piece, move.from_square)]
+    if board.is_castling(move):
+        rank = chess.square_rank(move.from_square)
+        kingside = board.is_kingside_castling(move)
+        if board.piece_type_at(move.to_square) == chess.ROOK and board.color_at(move.to_square) == us:
+            rook_from = move.to_square                       # king-takes-rook notation
+        else:
+            rook_from = chess.square(7 if kingside else 0, rank)
+        king_to = chess.square(6 if kingside else 2, rank)
+        rook_to = chess.square(5 if kingside else 3, rank)
+        removed.append(absolute_index(us, chess.ROOK, rook_from))
+        return ((absolute_index(us, chess.KING, king_to),
+                 absolute_index(us, chess.ROOK, rook_to)), removed)
+    added = (absolute_index(us, move.promotion or piece, move.to_square),)
+    if board.is_en_passant(move):
+        captured_square = move.to_square + (-8 if us == chess.WHITE else 8)
+        removed.append(absolute_index(them, chess.PAWN, captured_square))
+    else:
+        captured = board.piece_type_at(move.to_square)
+        if captured:
+            removed.append(absolute_index(them, captured, move.to_square))
+    return added, removed
+
+
+def _checkmated_score(board):
+    """+-inf (White's view) if the side to move is checkmated, else None."""
+    if board.is_check() and not any(board.generate_legal_moves()):
+        return -math.inf if board.turn == chess.WHITE else math.inf
+    return None
+
+
+class NNUEEvaluator(NetworkEvaluator):
+    """An NNUE network with an incrementally updated accumulator.
+
+    Outside a search ``evaluate(board)`` builds the accumulator from scratch. A search
+    calls ``reset(root)`` once, then ``push(board, move)`` before each ``board.push``,
+    ``pop()`` after each ``board.pop`` and ``evaluate_incremental(board)`` at a leaf
+    (``incremental = True`` tells it to).
+    """
+
+    incremental = True
+
+    def __init__(self, model, name: str = "nnue"):
+        layers = model.layers
+        shape_ok = (len(layers) == 5 and isinstance(layers[0], FeatureTransformer)
+                    and isinstance(layers[1], ClippedReLU) and isinstance(layers[2], Dense)
+                    and isinstance(layers[3], ClippedReLU) and isinstance(layers[4], Dense)
+                    and layers[0].n_features == N_PIECE_SQUARES and layers[4].n_out == 1)
+        if not shape_ok:
+            raise ValueError(f"{model.name!r} is not an NNUE network (FeatureTransformer(768, "
+                             f"H), ClippedReLU, Dense, ClippedReLU, Dense(., 1)); build one "
+                             f"with chesslab.nn.nnue_net()")
+        super().__init__(model, "piece_square", "logit", name, "side_to_move")
+        ft, hidden, out = layers[0], layers[2], layers[4]
+        h = ft.n_out
+        w = ft.params["W"].astype(np.float64)
+        # One row per (colour, piece, square): White's view beside Black's view, so one
+        # addition updates both accumulators.
+        self.rows = np.zeros((2 * 6 * 64, 2 * h))
+        for color in chess.COLORS:
+            for piece_type in chess.PIECE_TYPES:
+                for square in chess.SQUARES:
+                    row = self.rows[absolute_index(color, piece_type, square)]
+                    row[:h] = w[piece_square_feature(chess.WHITE, color, piece_type, square)]
+                    row[h:] = w[piece_square_feature(chess.BLACK, color, piece_type, square)]
+        self.bias = np.tile(ft.params["b"].astype(np.float64), 2)
+        w1 = hidden.params["W"].astype(np.float64)
+        # The next layer reads (side to move, opponent): for Black the halves swap.
+        self.w1 = {chess.WHITE: w1, chess.BLACK: np.vstack([w1[h:], w1[:h]])}
+        self.b1 = hidden.params["b"].astype(np.float64)
+        self.w2 = out.params["W"][:, 0].astype(np.float64)
+        self.b2 = float(out.params["b"][0])
+        self._stack = np.zeros((256, 2 * h))
+        self._top = -1
+
+    # ------------------------------------------------------------ from scratch
+    def accumulator(self, board: chess.Board) -> np.ndarray:
+        """Both accumulators of ``board`` (White's view, Black's view), from scratch."""
+        rows = [absolute_index(color, piece_type, square)
+                for color in chess.COLORS for piece_type in chess.PIECE_TYPES
+                for square in chess.scan_forward(board.pieces_mask(piece_type, color))]
+        return self.bias + self.rows[rows].sum(axis=0)
+
+    def _score(self, acc, turn) -> float:
+        """The rest of the network on an accumulator -> centipawns, White's view."""
+        hidden = np.dot(np.clip(acc, 0.0, 1.0), self.w1[turn])
+        hidden += self.b1
+        z = np.dot(np.clip(hidden, 0.0, 1.0), self.w2) + self.b2
+        return TARGET_SCALE_CP * z if turn == chess.WHITE else -TARGET_SCALE_CP * z
+
+    def evaluate(self, board: chess.Board) -> float:
+        mate = _checkmated_score(board)
+        if mate is not None:
+            return mate
+        return float(self._score(self.accumulator(board), board.turn))
+
+    # ------------------------------------------------------------ inside a search
+    def reset(self, board: chess.Board) -> None:
+        """Start a search at ``board``: the stack holds its accumulator only."""
+        self._stack[0] = self.accumulator(board)
+        self._top = 0
+
+    def push(self, board: chess.Board, move: chess.Move) -> None:
+        """Before ``board.push(move)``: the next accumulator = this one +- a few rows."""
+        top = self._top
+        if top + 1 == len(self._stack):
+            self._stack = np.vstack([self._stack, np.zeros_like(self._stack)])
+        added, removed = move_changes(board, move)
+        nxt = self._stack[top + 1]
+        nxt[:] = self._stack[top]
+        rows = self.rows
+        for r in removed:
+            nxt -= rows[r]
+        for a in added:
+            nxt += rows[a]
+        self._top = top + 1
+
+    def pop(self) -> None:
+        """After ``board.pop()``: back to the previous accumulator."""
+        self._top -= 1
+
+    def evaluate_incremental(self, board: chess.Board) -> float:
+        """The score of ``board`` from the accumulator on top of the stack."""
+        return float(self._score(self._stack[self._top], board.turn))
+
+
+class LinearPSTEvaluator(NetworkEvaluator):
+    """Learned piece-square tables: a linear model of the side to move's 768 features.
+
+    Evaluated like ``pst``: one table lookup per piece, summed.
+    """
+
+    def __init__(self, model, name: str = "linear"):
+        if len(model.layers) != 1 or not isinstance(model.layers[0], Dense) \
+                or model.input_shape != (N_PIECE_SQUARES,):
+            raise ValueError(f"{model.name!r} is not a linear model of the 768 piece-square "
+                             f"features; build one with chesslab.nn.linear_pst_net()")
+        super().__init__(model, "piece_square_mover", "logit", name, "side_to_move")
+        w = model.layers[0].params["W"][:, 0].astype(np.float64) * TARGET_SCALE_CP
+        self.bias = float(model.layers[0].params["b"][0]) * TARGET_SCALE_CP
+        #: tables[perspective][(colour, piece)] -> 64 centipawn values by square
+        self.tables = {perspective: {
+            (color, piece_type): [float(w[piece_square_feature(perspective, color, piece_type, sq)])
+                                  for sq in chess.SQUARES]
+            for color in chess.COLORS for piece_type in chess.PIECE_TYPES}
+            for perspective in chess.COLORS}
+
+    def table(self, piece_type: chess.PieceType, ours: bool = True) -> np.ndarray:
+        """The learned 8x8 table (centipawns, rank 8 on top) of the side to move's
+        (``ours``) or the opponent's piece, White to move."""
+        color = chess.WHITE if ours else chess.BLACK
+        values = self.tables[chess.WHITE][color, piece_type]
+        return np.array([[values[chess.square(f, 7 - r)] for f in range(8)] for r in range(8)])
+
+    def evaluate(self, board: chess.Board) -> float:
+        mate = _checkmated_score(board)
+        if mate is not None:
+            return mate
+        tables = self.tables[board.turn]
+        score = self.bias
+        for color in chess.COLORS:
+            for piece_type in chess.PIECE_TYPES:
+                values = tables[color, piece_type]
+                for square in chess.scan_forward(board.pieces_mask(piece_type, color)):
+                    score += values[square]
+        return score if board.turn == chess.WHITE else -score
+
+
+def _from_file(cls, name):
+    def load():
+        base = NetworkEvaluator.from_file(MODELS_DIR / f"{name}.json", name)
+        return cls(base.model, name)
+    return load
+
+
+register_evaluator("nnue", _from_file(NNUEEvaluator, "nnue"))
+register_evaluator("linear", _from_file(LinearPSTEvaluator, "linear"))
