@@ -20,6 +20,7 @@ one game never end up on both sides of a train/test split.
 """
 from __future__ import annotations
 
+import argparse
 import datetime
 import gzip
 import io
@@ -403,7 +404,8 @@ class Dataset:
     "game"; game_id: the game a position comes from (random positions get their own
     negative pseudo ids -1, -2, ...); ply: half-moves played; result: the game's result
     ("1-0", "0-1", "1/2-1/2"; "*" for random positions); sampled_by_rule: True for the
-    Naive Bayes chapter's sample of each game; metadata: how the file was made.
+    Naive Bayes chapter's sample of each game; metadata: how the file was made;
+    depth: the Stockfish depth of each label (default: the metadata's "depth" for all).
     """
     fen: np.ndarray
     cp: np.ndarray
@@ -414,11 +416,16 @@ class Dataset:
     result: np.ndarray
     sampled_by_rule: np.ndarray
     metadata: dict = field(default_factory=dict)
+    depth: np.ndarray | None = None
 
     COLUMNS = ("fen", "cp", "wdl", "source", "game_id", "ply", "result",
-               "sampled_by_rule")
+               "sampled_by_rule", "depth")
+    #: Files written before labels had a depth each lack the last column.
+    REQUIRED = COLUMNS[:-1]
 
     def __post_init__(self):
+        if self.depth is None:
+            self.depth = np.full(len(self.fen), int(self.metadata.get("depth", 0)), np.int8)
         problem = _column_problem({c: getattr(self, c) for c in self.COLUMNS})
         if problem:
             raise ValueError(f"inconsistent Dataset: {problem}")
@@ -527,6 +534,8 @@ def _column_problem(columns: dict) -> str | None:
     row per position, numbers where numbers belong, text where text belongs."""
     n = len(columns["fen"])
     for name in Dataset.COLUMNS:
+        if name not in Dataset.REQUIRED and columns.get(name) is None:
+            continue
         value = np.asarray(columns[name])
         if value.ndim == 0 or len(value) != n:
             rows = "a single value" if value.ndim == 0 else f"{len(value)} rows"
@@ -547,11 +556,11 @@ def load_dataset(path=None) -> Dataset:
         raise FileNotFoundError(f"dataset {path} does not exist; build it with "
                                 f"`python -m chesslab data build`")
     arrays = read_npz(path, "dataset")
-    missing = [c for c in (*Dataset.COLUMNS, "metadata") if c not in arrays]
+    missing = [c for c in (*Dataset.REQUIRED, "metadata") if c not in arrays]
     if missing:
         raise ValueError(f"{path} is not a chesslab dataset: it lacks "
                          f"{', '.join(missing)}")
-    columns = {c: arrays[c] for c in Dataset.COLUMNS}
+    columns = {c: arrays[c] for c in Dataset.COLUMNS if c in arrays}
     problem = _column_problem(columns)
     if problem:
         raise ValueError(f"dataset {path} is damaged: {problem}; build it again")
@@ -597,6 +606,46 @@ def build_dataset(pgn_paths=(DEFAULT_GAMES,), n_random: int = 100_000, depth: in
                 "game_every": every, "pgn_files": files, "games": game_id,
                 "date": datetime.date.today().isoformat()}
     return make_dataset(rows, metadata)
+
+
+def extend_with_game_plies(dataset: Dataset, pgn_path=DEFAULT_GAMES, depth: int = 8,
+                           workers: int = 1, seed: int = 0, progress: bool = True,
+                           cache=None) -> Dataset:
+    """``dataset`` plus every ply of its TRAINING games (``split(seed=seed)``) that it
+    lacks, labelled at ``depth`` (shallower: cheaper, so more positions).
+
+    Game records give every other ply with Black to move, which the sampling rules
+    (every 6th / 8th / 2nd ply) never pick. Validation and test games get nothing new,
+    so they keep exactly their positions and depth-10 labels, and the split by game is
+    unchanged (no new game ids).
+    """
+    train_ids = {int(g) for g in np.unique(dataset.game_id[
+        split_by_game(dataset.game_id, seed=seed)[0]]) if g >= 0}
+    seen = {position_key(f) for f in dataset.fen}
+    rows = []
+    for game_id, game in enumerate(read_games(pgn_path)):
+        if game_id not in train_ids:
+            continue
+        result = game.headers.get("Result", "*")
+        for fen, ply, _ in game_positions(game, every=1):
+            key = position_key(fen)
+            if key not in seen:
+                seen.add(key)
+                rows.append(dict(fen=fen, source="game", game_id=game_id, ply=ply,
+                                 result=result, sampled_by_rule=False))
+    if not rows:
+        return dataset
+    cp, wdl = label_fens([r["fen"] for r in rows], depth, workers, progress, cache)
+    for r, c, w in zip(rows, cp, wdl):
+        r["cp"], r["wdl"] = c, w
+    extra = make_dataset(rows)
+    metadata = dict(dataset.metadata, extra_plies={
+        "depth": depth, "positions": len(rows), "pgn": Path(pgn_path).name,
+        "games": f"every ply of the training part's games (split seed {seed})"})
+    return Dataset(**{c: np.concatenate([getattr(dataset, c), getattr(extra, c)])
+                      if c != "depth" else np.concatenate(
+                          [dataset.depth, np.full(len(extra), depth, np.int8)])
+                      for c in Dataset.COLUMNS}, metadata=metadata)
 
 
 # ---------------------------------------------------------------- summary and CLI
@@ -649,10 +698,28 @@ def _cmd_label(args):
     print(json.dumps(describe(dataset), indent=1))
 
 
+def _cmd_extend(args):
+    args.out = args.out or args.data or str(DEFAULT_DATASET)
+    _check_cli_numbers(args)
+    _check_cli_outputs(args)
+    dataset = load_dataset(args.data)
+    before = len(dataset)
+    dataset = extend_with_game_plies(dataset, args.pgn, args.depth, args.workers, args.seed,
+                                     cache=args.cache)
+    save_dataset(dataset, args.out)
+    print(f"added {len(dataset) - before} positions labelled at depth {args.depth}")
+    print(json.dumps(describe(dataset), indent=1))
+
+
 def _cmd_build(args):
     _cmd_games(args)
     args.pgn = [args.out_games]
     _cmd_label(args)
+    if args.extra_depth:
+        extend = argparse.Namespace(**vars(args))
+        extend.data, extend.pgn, extend.depth = args.out, args.out_games, args.extra_depth
+        extend.cache = args.cache and f"{args.cache}.d{args.extra_depth}.npz"
+        _cmd_extend(extend)
 
 
 def _cmd_info(args):
@@ -695,9 +762,21 @@ def register_cli(subparsers) -> None:
     label_args(p)
     common(p)
     p.set_defaults(func=_cmd_label)
+    p = sub.add_parser("extend", help="add every ply of the training games, labelled at a "
+                                      "lower depth")
+    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
+    p.add_argument("--pgn", default=str(DEFAULT_GAMES), help="the PGN the dataset was built from")
+    p.add_argument("--depth", type=int, default=8, help="Stockfish depth of the new labels")
+    p.add_argument("--out", default=None, help=".npz file to write (default: --data)")
+    p.add_argument("--cache", default=None,
+                   help="label cache (.npz): saved as labels come, reused on a rerun")
+    common(p)
+    p.set_defaults(func=_cmd_extend)
     p = sub.add_parser("build", help="regenerate the shipped games and dataset")
     game_args(p, "--out-games")
     label_args(p)
+    p.add_argument("--extra-depth", type=int, default=8,
+                   help="then add every ply of the training games at this depth (0: no)")
     common(p)
     p.set_defaults(func=_cmd_build)
     p = sub.add_parser("info", help="summarise a dataset file")

@@ -7,6 +7,7 @@ by a named command, and the figures read the files:
     python -m chesslab results depth-cost      # nodes and seconds vs depth per algorithm
     python -m chesslab results tournament      # round robin between evaluators
     python -m chesslab results match --a nnue@1s --b pst@1s --games 100 --workers 2
+    python -m chesslab results recipe          # what each training-recipe step buys
 """
 from __future__ import annotations
 
@@ -158,6 +159,11 @@ def register_cli(subparsers):
                         "far ahead for 4 half-moves (default 1000; 0 turns it off)")
     q.add_argument("--seed", type=int, default=0)
     q.set_defaults(func=_cli_match)
+    q = sub.add_parser("recipe", help="train with each recipe step added in turn")
+    q.add_argument("--nets", nargs="+", default=["ann", "nnue"])
+    q.add_argument("--sample", type=int, default=2000,
+                   help="test positions searched per network (default 2000)")
+    q.set_defaults(func=_cli_recipe)
 
 
 # ---------------------------------------------------------------- long matches, in parallel
@@ -272,6 +278,14 @@ def record_match(entry: dict, path=MATCHES_PATH) -> None:
                       if tuple(m.get(k) for k in key) != tuple(entry[k] for k in key)]
     doc["matches"].append(entry)
     write_json_atomic(path, doc, indent=1)
+
+
+def _cli_recipe(args):
+    from .training import recipe_ablation
+    data = recipe_ablation(args.nets, sample=args.sample)
+    path = write_json_atomic(RESULTS_DIR / "recipe.json", {**data, **_stamp()}, indent=1)
+    print(f"written to data/results/{path.name}")
+    return 0
 
 
 def _cli_match(args):

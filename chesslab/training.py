@@ -32,6 +32,11 @@ what each step buys), one ``TrainConfig`` switch each:
   search the evaluation is only asked about positions where the captures are over;
 * ``mirror=True``: add every training position colour-mirrored (same for the
   side-to-move perspective, which sees both the same);
+* ``flip=True``: add every training position without castling rights mirrored left
+  to right (files a <-> h): chess is symmetric that way once castling is gone;
+* ``extra_plies=True``: also train on every ply of the training games, labelled at a
+  lower depth (``python -m chesslab data extend``; 98.5% of the other game positions
+  have White to move);
 * more epochs with the learning rate halved on plateaus (``epochs``, ``lr_patience``).
 
 The thesis's "accuracy" is not defined there; here it is **sign accuracy**: among the
@@ -158,6 +163,8 @@ class TrainConfig:
     target: str = "tanh"             # or "wdl"
     quiet: bool = False              # train on quiescence leaves
     mirror: bool = False             # add colour-mirrored copies of the training part
+    flip: bool = False               # add a <-> h mirrored copies (no castling rights)
+    extra_plies: bool = False        # also the lower-depth labels of every game ply
 
     def __post_init__(self):
         """Refuse settings that cannot train (0 epochs would save an untrained net)."""
@@ -413,9 +420,11 @@ def quiet_leaf(board: chess.Board, max_plies: int = 8) -> chess.Board | None:
     return None if leaf.is_check() else leaf
 
 
-def training_positions(dataset: Dataset, quiet: bool = False, mirror: bool = False):
+def training_positions(dataset: Dataset, quiet: bool = False, mirror: bool = False,
+                       flip: bool = False):
     """(boards, cp from White's side) to train on: each position, or its quiet leaf
-    (positions in check dropped), plus colour-mirrored copies with the score negated."""
+    (positions in check dropped), plus colour-mirrored copies with the score negated,
+    plus left-right mirrored copies of positions without castling rights."""
     boards, cp = dataset.boards(), np.asarray(dataset.cp, dtype=np.float64)
     if quiet:
         leaves = [quiet_leaf(b) for b in boards]
@@ -424,7 +433,16 @@ def training_positions(dataset: Dataset, quiet: bool = False, mirror: bool = Fal
     if mirror:
         boards = boards + [b.mirror() for b in boards]
         cp = np.concatenate([cp, -cp])
+    if flip:
+        no_castling = [i for i, b in enumerate(boards) if not b.castling_rights]
+        boards = boards + [boards[i].transform(chess.flip_horizontal) for i in no_castling]
+        cp = np.concatenate([cp, cp[no_castling]])
     return boards, cp
+
+
+def base_depth(dataset: Dataset) -> int:
+    """The depth of the dataset's main labels (validation and test have only these)."""
+    return int(dataset.metadata.get("depth", int(dataset.depth.max())))
 
 
 def network_view(boards, cp, perspective: str):
@@ -454,6 +472,7 @@ class TrainResult:
     test: dict
     seconds: float
     config: TrainConfig
+    train_examples: int = 0      # what the epochs went through (after the recipe's steps)
 
 
 def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
@@ -478,12 +497,14 @@ def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
         order = shuffle(len(train), np.random.default_rng(config.seed))
         train = train.subset(np.sort(order[:config.max_train]))
     cache = {} if cache is None else cache
-    key = (encoding, config.max_train, config.seed, config.perspective, config.quiet,
-           config.mirror)
+    recipe = (config.max_train, config.seed, config.quiet, config.mirror, config.flip,
+              config.extra_plies)
+    key = (encoding, config.perspective) + recipe
     if key not in cache:
-        positions = ("positions", config.max_train, config.seed, config.quiet, config.mirror)
+        positions = ("positions",) + recipe
         if positions not in cache:
-            cache[positions] = training_positions(train, config.quiet, config.mirror)
+            cache[positions] = training_positions(train, config.quiet, config.mirror,
+                                                  config.flip)
         boards, cp = network_view(*cache[positions], config.perspective)
         # validation sees positions prepared like the training ones (quiet leaves when
         # quiet=True, no mirrored copies): early stopping then measures what is learned
@@ -500,7 +521,7 @@ def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
     evaluator = evaluator_for(name, model, encoding, kind, config.perspective)
     return TrainResult(name, model, encoding, kind, history,
                        evaluate_on(evaluator, val), evaluate_on(evaluator, test),
-                       seconds, config)
+                       seconds, config, len(train_xy[1]))
 
 
 def save_result(result: TrainResult, path=None, data_info=None) -> Path:
@@ -546,6 +567,78 @@ def search_metrics(evaluator, dataset: Dataset, depth: int = 1, sample: int = SE
         if mask.any():
             out[key] = metrics(scores[mask], part.cp[mask])
     return out
+
+
+#: The recipe, one step at a time (each row adds its switch to the one above).
+RECIPE_STEPS = (
+    ("thesis pipeline", {}),
+    ("+ side to move", {"perspective": "side_to_move"}),
+    ("+ win-probability target", {"target": "wdl"}),
+    ("+ quiet positions", {"quiet": True}),
+    ("+ a-h flips", {"flip": True}),
+    ("+ every ply (depth 8)", {"extra_plies": True}),
+)
+
+
+def recipe_ablation(names=("ann", "nnue"), dataset: Dataset | None = None,
+                    sample: int = SEARCH_SAMPLE, progress: bool = True) -> dict:
+    """Train each net once per recipe step (cumulative) and measure it as a search
+    uses it (``search_metrics`` at depth 1 on the test split): what each step buys.
+
+    Nets that only read the side to move's view (nnue, linear) start at that step.
+    """
+    dataset = dataset if dataset is not None else load()
+    splits = split(dataset)
+    cache, rows = {}, []
+    for name in names:
+        settings = dict(perspective="white", target="tanh", quiet=False, flip=False,
+                        extra_plies=False)
+        for label, change in RECIPE_STEPS:
+            settings.update(change)
+            if name in MOVER_ONLY and settings["perspective"] != "side_to_move":
+                continue
+            config = replace(SHIPPED[name], **settings, mirror=False)
+            result = train_net(name, dataset, config, False, splits, cache)
+            model, kind = result.model, result.kind
+            evaluator = evaluator_for(name, model, result.encoding, kind, config.perspective)
+            searched = search_metrics(evaluator, splits[2], sample=sample)
+            rows.append({"net": name, "step": label, "recipe": dict(settings),
+                         "epochs": len(result.history.epoch),
+                         "train_examples": result.train_examples,
+                         "train_seconds": round(result.seconds, 1),
+                         "static_test": result.test, "search_depth1": searched})
+            if progress:
+                s = searched["all"]
+                print(f"{name:5s} {label:26s} depth-1 MAE {s['mae_cp']:6.1f}  r "
+                      f"{s['correlation']:.3f}  sign {s['sign_accuracy']:.3f}  (White / "
+                      f"Black to move {searched['white_to_move']['mae_cp']:.0f} / "
+                      f"{searched['black_to_move']['mae_cp']:.0f})", flush=True)
+    return {"what": "each recipe step added to the one above; depth-1 search metrics on "
+                    f"{sample} test positions", "rows": rows,
+            "dataset": {"positions": len(dataset), **dataset.metadata}}
+
+
+def plot_recipe(ablation: dict, ax=None):
+    """Depth-1 MAE after each recipe step, one line per net, White/Black to move dotted."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
+    steps = [label for label, _ in RECIPE_STEPS]
+    for k, net in enumerate(dict.fromkeys(r["net"] for r in ablation["rows"])):
+        rows = [r for r in ablation["rows"] if r["net"] == net]
+        x = [steps.index(r["step"]) for r in rows]
+        color = f"C{k}"
+        ax.plot(x, [r["search_depth1"]["all"]["mae_cp"] for r in rows], "o-", color=color,
+                label=f"{net}: all")
+        for side, style in (("white_to_move", ":"), ("black_to_move", "--")):
+            ax.plot(x, [r["search_depth1"][side]["mae_cp"] for r in rows], style,
+                    color=color, lw=1, label=f"{net}: {side.replace('_', ' ')}")
+    ax.set_xticks(range(len(steps)), steps, rotation=20, ha="right")
+    ax.set_ylabel("MAE after a depth-1 search (cp)")
+    ax.legend(fontsize=7, ncol=2)
+    ax.grid(alpha=0.3)
+    return ax
 
 
 def plot_history(history: History, title: str = "", axes=None):
@@ -652,9 +745,11 @@ SHIPPED = {
     "cnn64": TrainConfig(epochs=40, batch_size=256, patience=6),
     # the recipe: side to move, win-probability space, quiet positions (see the docstring)
     "nnue": TrainConfig(epochs=80, batch_size=256, patience=8, lr_patience=3,
-                        perspective="side_to_move", target="wdl", quiet=True),
+                        perspective="side_to_move", target="wdl", quiet=True, flip=True,
+                        extra_plies=True),
     "linear": TrainConfig(epochs=40, batch_size=256, patience=6, lr_patience=2,
-                          perspective="side_to_move", target="wdl", quiet=True),
+                          perspective="side_to_move", target="wdl", quiet=True, flip=True,
+                          extra_plies=True),
 }
 #: ``--full``: the bigger run for better models (hours of CPU).
 FULL = {name: replace(SHIPPED[name], epochs=200, patience=10, lr_patience=4)
@@ -680,8 +775,7 @@ def _cmd_train(args):
                      if getattr(args, key) is not None}
         config = replace((FULL if args.full else SHIPPED)[name], **overrides)
         result = train_net(name, dataset, config, not args.quiet, splits, cache)
-        if config.max_train:
-            info["train_positions"] = min(config.max_train, len(splits[0]))
+        info = dict(info, train_positions=result.train_examples)
         path = save_result(result, Path(args.out) / f"{name}.json", info)
         v, t = result.validation, result.test
         print(f"{name}: {len(result.history.epoch)} epochs in {result.seconds:.0f} s "

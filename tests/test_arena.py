@@ -189,3 +189,20 @@ def test_engine_killed_mid_match_keeps_the_finished_games(tmp_path, monkeypatch,
     err_text = capsys.readouterr().err
     assert err_text.startswith("error: game 3") and len(err_text.strip().splitlines()) == 1
     assert (tmp_path / "cli.pgn").read_text().count("[Round ") == 2
+
+
+def test_a_decided_game_is_adjudicated_only_when_both_engines_agree():
+    queen_up = chess.Board("4k3/8/8/8/8/8/3QK3/8 w - - 0 1")
+    game = play_game(make_player("material:1"), make_player("material:1", seed=1),
+                     board=queen_up, resign_cp=500)
+    assert game.headers["Result"] == "1-0"
+    assert game.headers["Termination"].startswith("adjudicated: both engines see White")
+    assert len(list(game.mainline_moves())) == 4          # four plies of agreement
+    # off by default: the same game goes on (here to the move cap)
+    game = play_game(make_player("material:1"), make_player("material:1", seed=1),
+                     board=queen_up, max_plies=6)
+    assert game.headers["Termination"] in ("move cap", "checkmate")
+    # a player that reports no score (random) never agrees to anything
+    game = play_game(make_player("material:1"), make_player("random"), board=queen_up,
+                     resign_cp=500, max_plies=6)
+    assert not game.headers["Termination"].startswith("adjudicated")

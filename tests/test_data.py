@@ -272,7 +272,7 @@ def test_label_cache_is_reused_for_the_same_depth(tmp_path):
 def test_cli_build_makes_games_and_a_labelled_dataset(tmp_path, capsys):
     games, positions = tmp_path / "g.pgn.gz", tmp_path / "p.npz"
     assert main(["data", "build", "--count", "2", "--nodes", "50", "--max-plies", "24",
-                 "--random", "5", "--depth", "4", "--workers", "1",
+                 "--random", "5", "--depth", "4", "--workers", "1", "--extra-depth", "0",
                  "--out-games", str(games), "--out", str(positions)]) == 0
     ds = data.load_dataset(positions)
     assert len(data.read_games(games)) == 2 == ds.metadata["games"]
@@ -322,3 +322,29 @@ def test_ragged_dataset_is_refused(tmp_path):
     cache.write_bytes(path.read_bytes()[:100])
     with pytest.raises(ValueError, match="label cache .* is cut off or damaged"):
         data.label_fens([chess.STARTING_FEN], depth=1, cache=cache)
+
+
+@needs_stockfish
+def test_extend_adds_every_ply_of_the_training_games_only(tmp_path):
+    games = data.generate_games(6, tmp_path / "g.pgn.gz", seed=3, nodes=50, max_plies=40,
+                                progress=False)
+    base = data.build_dataset([games], n_random=4, depth=3, every=8, progress=False)
+    grown = data.extend_with_game_plies(base, games, depth=2, progress=False)
+    assert len(grown) > len(base) and (grown.depth[:len(base)] == 3).all()
+    assert (grown.depth[len(base):] == 2).all()
+    # validation and test are exactly as before; the new rows are training games' plies
+    for before, after in zip(base.split(), grown.split()):
+        assert set(before.game_id.tolist()) == set(after.game_id.tolist())
+    train_ids = set(base.split()[0].game_id.tolist())
+    new = grown.subset(np.arange(len(base), len(grown)))
+    assert set(new.game_id.tolist()) <= train_ids and (new.ply % 2 == 1).any()
+    for part_before, part_after in zip(base.split()[1:], grown.split()[1:]):
+        assert sorted(part_before.fen.tolist()) == sorted(part_after.fen.tolist())
+    assert len({data.position_key(f) for f in grown.fen}) == len(grown)
+    # the depth column survives a save and load; a file without it gets the metadata's
+    path = data.save_dataset(grown, tmp_path / "p.npz")
+    assert data.load_dataset(path).depth.tolist() == grown.depth.tolist()
+    arrays = dict(np.load(path))
+    del arrays["depth"]
+    np.savez(tmp_path / "old.npz", **arrays)
+    assert (data.load_dataset(tmp_path / "old.npz").depth == 3).all()

@@ -73,6 +73,76 @@ def test_target_scaling_round_trip(kind):
         cp_to_target(cp, "linear")
 
 
+def test_logit_and_prob_targets_live_in_win_probability_space():
+    cp = np.array([-1500, -400, -50, 0, 30, 400, 1500])
+    np.testing.assert_allclose(target_to_cp(cp_to_target(cp, "logit"), "logit"), cp)
+    np.testing.assert_allclose(target_to_cp(cp_to_target(cp, "prob"), "prob"), cp, atol=1e-6)
+    p = training.training_target(cp, "logit")          # what sigmoid_mse compares with
+    np.testing.assert_allclose(p, 1 / (1 + np.exp(-cp / 400)))
+    assert p[3] == 0.5 and training.loss_for("logit").__name__ == "sigmoid_mse"
+    assert training.loss_for("tanh").__name__ == "mse"
+
+
+# ---------------------------------------------------------------- the recipe's data steps
+
+def test_quiet_leaf_plays_out_a_winning_capture_and_only_that():
+    hanging = chess.Board("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1")     # Rxd5 wins the queen
+    leaf = training.quiet_leaf(hanging)
+    assert leaf.board_fen() == "4k3/8/8/3R4/8/8/8/4K3" and leaf.turn == chess.BLACK
+    defended = chess.Board("4k3/4p3/3p4/8/8/8/3Q4/4K3 w - - 0 1")   # Qxd6 exd6 loses
+    assert training.quiet_leaf(defended).fen() == defended.fen()
+    in_check = chess.Board("4k3/8/8/8/8/8/4q3/4K3 w - - 0 1")
+    assert training.quiet_leaf(in_check) is None
+    assert hanging.fen() == "4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"    # never changed
+
+
+def test_training_positions_mirror_and_quiet(tiny):
+    boards, cp = training.training_positions(tiny)
+    assert len(boards) == len(tiny) and np.array_equal(cp, tiny.cp)
+    boards2, cp2 = training.training_positions(tiny, mirror=True)
+    n = len(tiny)
+    assert len(boards2) == 2 * n and np.array_equal(cp2[n:], -cp2[:n])
+    assert boards2[n].fen() == boards2[0].mirror().fen()
+    quiet, qcp = training.training_positions(tiny, quiet=True)
+    assert 0 < len(quiet) <= n and not any(b.is_check() for b in quiet)
+    # material labels: a quiet leaf where a capture was played changed the balance
+    changed = sum(material_balance(b) != c for b, c in zip(quiet, qcp))
+    assert changed > 0
+
+
+def test_side_to_move_view_mirrors_black_and_negates_its_score():
+    white = chess.Board("4k3/8/8/8/8/8/3QK3/8 w - - 0 1")
+    black = chess.Board("4k3/8/8/8/8/8/3QK3/8 b - - 0 1")
+    boards, cp = training.network_view([white, black], [900, 900], "side_to_move")
+    assert boards[0] is white and boards[1].turn == chess.WHITE
+    assert boards[1].fen() == black.mirror().fen() and cp.tolist() == [900, -900]
+    # an evaluator with that perspective scores a mirrored position as the negation
+    ev = NetworkEvaluator(ANN.from_topology([896, 8, 1], seed=1), "planes14_flat",
+                          perspective="side_to_move")
+    rng = random.Random(5)
+    for _ in range(5):
+        board = random_board(rng, max_plies=40)
+        if board is not None:
+            assert ev.evaluate(board.mirror()) == pytest.approx(-ev.evaluate(board), abs=1e-3)
+
+
+def test_the_recipe_trains_the_nnue_and_refuses_a_white_view(tiny):
+    config = training.TrainConfig(epochs=3, batch_size=64, perspective="side_to_move",
+                                  target="wdl", quiet=True, mirror=True)
+    result = training.train_net("nnue", tiny, config, progress=False)
+    assert result.kind == "logit" and result.history.train_loss[-1] < result.history.train_loss[0]
+    assert result.test["positions"] > 0
+    with pytest.raises(ValueError, match="side to move"):
+        training.train_net("nnue", tiny, training.TrainConfig(epochs=1), progress=False)
+
+
+def test_search_metrics_split_by_side_to_move(tiny):
+    out = training.search_metrics("material", tiny, depth=1, sample=60)
+    assert out["all"]["positions"] == 60
+    assert out["white_to_move"]["positions"] + out["black_to_move"]["positions"] == 60
+    assert 0 <= out["all"]["mae_cp"] < 300          # labels are material: search sees most
+
+
 # ---------------------------------------------------------------- the pipeline rules
 
 def test_split_keeps_games_together_and_shuffle_is_a_permutation(tiny):
