@@ -24,7 +24,7 @@ import numpy as np
 from chesslab.encoding import N_PIECE_SQUARES, piece_square_feature
 from chesslab.evaluation import TARGET_SCALE_CP, NetworkEvaluator, register_evaluator
 from chesslab.files import MODELS_DIR
-from chesslab.nn import ClippedReLU, Dense, FeatureTransformer
+from chesslab.nn import ClippedReLU, Dense, FeatureTransformer, NNUEHead
 
 _COLOR_INDEX = {chess.WHITE: 0, chess.BLACK: 1}
 
@@ -89,17 +89,21 @@ class NNUEEvaluator(NetworkEvaluator):
 
     def __init__(self, model, name: str = "nnue"):
         layers = model.layers
-        shape_ok = (len(layers) == 5 and isinstance(layers[0], FeatureTransformer)
-                    and isinstance(layers[1], ClippedReLU) and isinstance(layers[2], Dense)
-                    and isinstance(layers[3], ClippedReLU) and isinstance(layers[4], Dense)
-                    and layers[0].n_features == N_PIECE_SQUARES and layers[4].n_out == 1)
-        if not shape_ok:
+        plain = (len(layers) == 5 and isinstance(layers[0], FeatureTransformer)
+                 and isinstance(layers[1], ClippedReLU) and isinstance(layers[2], Dense)
+                 and isinstance(layers[3], ClippedReLU) and isinstance(layers[4], Dense)
+                 and layers[4].n_out == 1)
+        with_psqt = (len(layers) == 2 and isinstance(layers[0], FeatureTransformer)
+                     and isinstance(layers[1], NNUEHead)
+                     and layers[0].n_out == layers[1].hidden + 1)
+        if not (plain or with_psqt) or layers[0].n_features != N_PIECE_SQUARES:
             raise ValueError(f"{model.name!r} is not an NNUE network (FeatureTransformer(768, "
-                             f"H), ClippedReLU, Dense, ClippedReLU, Dense(., 1)); build one "
-                             f"with chesslab.nn.nnue_net()")
+                             f"H) then ClippedReLU, Dense, ClippedReLU, Dense(., 1), or an "
+                             f"NNUEHead); build one with chesslab.nn.nnue_net()")
         super().__init__(model, "piece_square", "logit", name, "side_to_move")
-        ft, hidden, out = layers[0], layers[2], layers[4]
-        h = ft.n_out
+        ft = layers[0]
+        hidden, out = (layers[2], layers[4]) if plain else layers[1].layers[1::2]
+        h = ft.n_out                       # accumulator width per side (PSQT included)
         w = ft.params["W"].astype(np.float64)
         # One row per (colour, piece, square): White's view beside Black's view, so one
         # addition updates both accumulators.
@@ -112,8 +116,14 @@ class NNUEEvaluator(NetworkEvaluator):
                     row[h:] = w[piece_square_feature(chess.BLACK, color, piece_type, square)]
         self.bias = np.tile(ft.params["b"].astype(np.float64), 2)
         w1 = hidden.params["W"].astype(np.float64)
-        # The next layer reads (side to move, opponent): for Black the halves swap.
+        k = w1.shape[0] // 2               # hidden numbers per side that the head reads
+        if with_psqt:
+            # The PSQT number of each side gets a zero row: the head ignores it, and
+            # the score adds half the difference of the two (side to move first).
+            zero = np.zeros((1, w1.shape[1]))
+            w1 = np.vstack([w1[:k], zero, w1[k:], zero])
         self.w1 = {chess.WHITE: w1, chess.BLACK: np.vstack([w1[h:], w1[:h]])}
+        self.psqt = None if plain else (h - 1, 2 * h - 1)
         self.b1 = hidden.params["b"].astype(np.float64)
         self.w2 = out.params["W"][:, 0].astype(np.float64)
         self.b2 = float(out.params["b"][0])
@@ -133,6 +143,10 @@ class NNUEEvaluator(NetworkEvaluator):
         hidden = np.dot(np.clip(acc, 0.0, 1.0), self.w1[turn])
         hidden += self.b1
         z = np.dot(np.clip(hidden, 0.0, 1.0), self.w2) + self.b2
+        if self.psqt is not None:       # White's PSQT minus Black's, from White's view
+            white, black = self.psqt
+            half = 0.5 * (acc[white] - acc[black])
+            z += half if turn == chess.WHITE else -half
         return TARGET_SCALE_CP * z if turn == chess.WHITE else -TARGET_SCALE_CP * z
 
     def evaluate(self, board: chess.Board) -> float:

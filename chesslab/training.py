@@ -58,7 +58,7 @@ import numpy as np
 from tqdm import tqdm
 
 from .data import DEFAULT_DATASET, Dataset, load_dataset
-from .evaluation import (ENCODINGS, NetworkEvaluator, cp_to_target, encode_boards,
+from .evaluation import (ENCODINGS, TARGET_SCALE_CP, NetworkEvaluator, cp_to_target, encode_boards,
                          expected_score, load_evaluator, material_balance,
                          side_to_move_view, target_to_cp, turn_signs)
 from .files import (DATA_DIR, MODELS_DIR, check_writable, check_writable_dir, read_json,
@@ -130,15 +130,31 @@ def target_kind(model, target: str = "tanh") -> str:
 TARGETS = ("tanh", "wdl")
 
 
-def training_target(cp, kind: str) -> np.ndarray:
+def training_target(cp, kind: str, scale: float = TARGET_SCALE_CP) -> np.ndarray:
     """What the loss compares the output with: for 'logit' the expected score
-    sigmoid(cp/400) (the loss applies the sigmoid), else ``cp_to_target``."""
-    return expected_score(cp) if kind == "logit" else cp_to_target(cp, kind)
+    sigmoid(cp / scale) (the loss applies the sigmoid), else ``cp_to_target``."""
+    if kind == "logit":
+        return expected_score(np.asarray(cp, dtype=np.float64) * TARGET_SCALE_CP / scale)
+    return cp_to_target(cp, kind)
 
 
-def loss_for(kind: str):
-    """sigmoid_mse for a logit output (win-probability space), else plain MSE."""
-    return sigmoid_mse if kind == "logit" else mse
+def loss_for(kind: str, scale: float = TARGET_SCALE_CP):
+    """sigmoid_mse for a logit output (win-probability space), else plain MSE.
+
+    The output z always means cp = 400 z; ``scale`` is where the loss puts "winning":
+    it compares sigmoid(cp / scale) with sigmoid(400 z / scale). A larger scale keeps
+    caring about errors in positions that are already +500.
+    """
+    if kind != "logit":
+        return mse
+    if scale == TARGET_SCALE_CP:
+        return sigmoid_mse
+    k = TARGET_SCALE_CP / scale
+
+    def scaled_sigmoid_mse(z, p):
+        value, grad = sigmoid_mse(z * k, p)
+        return value, grad * k
+    return scaled_sigmoid_mse
 
 
 def count_parameters(model) -> int:
@@ -165,6 +181,7 @@ class TrainConfig:
     mirror: bool = False             # add colour-mirrored copies of the training part
     flip: bool = False               # add a <-> h mirrored copies (no castling rights)
     extra_plies: bool = False        # also the lower-depth labels of every game ply
+    wdl_scale: float = 400.0         # target="wdl": sigmoid(cp / wdl_scale)
 
     def __post_init__(self):
         """Refuse settings that cannot train (0 epochs would save an untrained net)."""
@@ -303,10 +320,10 @@ def fit(model, train_xy, val_xy, config: TrainConfig = None, progress: bool = Tr
     """
     config = config or TrainConfig()
     kind = kind or target_kind(model, config.target)
-    loss = loss_for(kind)
+    loss = loss_for(kind, config.wdl_scale)
     (x, cp), (x_val, cp_val) = train_xy, val_xy
-    y = training_target(cp, kind).astype(np.float32).reshape(-1, 1)
-    y_val = training_target(cp_val, kind).astype(np.float32).reshape(-1, 1)
+    y = training_target(cp, kind, config.wdl_scale).astype(np.float32).reshape(-1, 1)
+    y_val = training_target(cp_val, kind, config.wdl_scale).astype(np.float32).reshape(-1, 1)
     rng = np.random.default_rng(config.seed)
     optimizer = Adam(config.lr if config.lr is not None else model.learning_rate or 0.001)
     history = History()
@@ -736,20 +753,20 @@ def format_table(table: dict) -> str:
 # ---------------------------------------------------------------- command line
 
 #: Settings of the shipped models (about 25 min of CPU for the four nets on 2 cores).
+#: The recipe (see the module docstring), every switch on; conv and residual, the slow
+#: nets, train on the depth-10 positions only (the extra plies would double their time).
+RECIPE = dict(perspective="side_to_move", target="wdl", quiet=True, flip=True,
+              extra_plies=True)
+RECIPE_SLOW = dict(perspective="side_to_move", target="wdl", quiet=True)
 SHIPPED = {
-    "ann": TrainConfig(epochs=30, batch_size=256, patience=6),
-    "cnn": TrainConfig(epochs=30, batch_size=256, patience=6),
-    "conv": TrainConfig(epochs=6, batch_size=256),
-    "residual": TrainConfig(epochs=6, batch_size=256),
-    "ann64": TrainConfig(epochs=40, batch_size=256, patience=6),
-    "cnn64": TrainConfig(epochs=40, batch_size=256, patience=6),
-    # the recipe: side to move, win-probability space, quiet positions (see the docstring)
-    "nnue": TrainConfig(epochs=80, batch_size=256, patience=8, lr_patience=3,
-                        perspective="side_to_move", target="wdl", quiet=True, flip=True,
-                        extra_plies=True),
-    "linear": TrainConfig(epochs=40, batch_size=256, patience=6, lr_patience=2,
-                          perspective="side_to_move", target="wdl", quiet=True, flip=True,
-                          extra_plies=True),
+    "ann": TrainConfig(epochs=30, batch_size=256, patience=6, **RECIPE),
+    "cnn": TrainConfig(epochs=12, batch_size=256, patience=4, **RECIPE),
+    "conv": TrainConfig(epochs=6, batch_size=256, **RECIPE_SLOW),
+    "residual": TrainConfig(epochs=6, batch_size=256, **RECIPE_SLOW),
+    "ann64": TrainConfig(epochs=40, batch_size=256, patience=6, **RECIPE),
+    "cnn64": TrainConfig(epochs=15, batch_size=256, patience=5, **RECIPE),
+    "nnue": TrainConfig(epochs=80, batch_size=256, patience=8, lr_patience=3, **RECIPE),
+    "linear": TrainConfig(epochs=40, batch_size=256, patience=6, lr_patience=2, **RECIPE),
 }
 #: ``--full``: the bigger run for better models (hours of CPU).
 FULL = {name: replace(SHIPPED[name], epochs=200, patience=10, lr_patience=4)

@@ -6,7 +6,8 @@ ANN and CNN, the tutorial's conv and residual nets, JSON model files, gradient c
 from .gradcheck import check_layer, check_loss, numerical_gradient, relative_error
 from .io import FORMAT_VERSION, load_model, save_model
 from .layers import (DTYPE, BatchNorm, ClippedReLU, Conv2D, Dense, FeatureTransformer,
-                     Flatten, Layer, MaxPool2D, ReLU, Residual, Sequential, Sigmoid, Tanh,
+                     Flatten, Layer, MaxPool2D, NNUEHead, ReLU, Residual, Sequential,
+                     Sigmoid, Tanh,
                      conv2d_naive, he_normal, layer_from_config, xavier_uniform)
 from .losses import (binary_cross_entropy, l2_penalty, mse, sigmoid, sigmoid_mse, softmax,
                      softmax_cross_entropy)
@@ -16,7 +17,7 @@ from .optim import SGD, Adam
 
 __all__ = [
     "Layer", "Dense", "Conv2D", "MaxPool2D", "ReLU", "Sigmoid", "Tanh", "Flatten", "BatchNorm",
-    "Residual", "Sequential", "ClippedReLU", "FeatureTransformer", "sigmoid", "sigmoid_mse", "conv2d_naive", "he_normal", "xavier_uniform", "layer_from_config",
+    "Residual", "Sequential", "ClippedReLU", "FeatureTransformer", "NNUEHead", "sigmoid", "sigmoid_mse", "conv2d_naive", "he_normal", "xavier_uniform", "layer_from_config",
     "DTYPE", "mse", "binary_cross_entropy", "softmax", "softmax_cross_entropy", "l2_penalty",
     "SGD", "Adam", "Network", "ANN", "CNN", "thesis_ann", "thesis_cnn", "conv_net",
     "residual_net", "nnue_net", "linear_pst_net", "train_step", "save_model", "load_model", "FORMAT_VERSION",
