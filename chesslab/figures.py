@@ -559,17 +559,24 @@ def training_curves_figure(names=_CURVE_NETS):
 def accuracy_table_figure(table=None):
     """The evaluators' accuracy table on the test split, drawn as a table."""
     table = table or read_results("evaluators", "python -m chesslab evaluate-models")
-    header = ["evaluator", "test MAE (cp)", "correlation", "sign accuracy", "parameters"]
-    rows = [[r["evaluator"], f"{r['test']['mae_cp']:.0f}", f"{r['test']['correlation']:.3f}",
+    header = ["evaluator", "depth-1 MAE (cp)", "static MAE (cp)", "correlation",
+              "sign accuracy", "parameters"]
+    rows = [[r["evaluator"],
+             f"{r['search_depth1']['all']['mae_cp']:.0f}" if "search_depth1" in r else "-",
+             f"{r['test']['mae_cp']:.0f}", f"{r['test']['correlation']:.3f}",
              f"{r['test']['sign_accuracy']:.3f}", f"{r['parameters']:,}"]
             for r in table["rows"]]
-    fig, ax = plt.subplots(figsize=(6.6, 0.32 * len(rows) + 1.0))
+    fig, ax = plt.subplots(figsize=(7.6, 0.32 * len(rows) + 1.0))
     ax.axis("off")
     cells = ax.table(cellText=rows, colLabels=header, loc="center", cellLoc="center")
     cells.scale(1, 1.3)
     cells.set_fontsize(9)
-    best = {c: max(range(len(rows)), key=lambda i: float(rows[i][c]) * (-1 if c == 1 else 1))
-            for c in (1, 2, 3)}
+    def value(i, c):
+        text = rows[i][c]
+        if text == "-":
+            return -float("inf")
+        return float(text) * (-1 if c in (1, 2) else 1)     # lower MAE is better
+    best = {c: max(range(len(rows)), key=lambda i: value(i, c)) for c in (1, 2, 3, 4)}
     for (r, c), cell in cells.get_celld().items():
         if r == 0:
             cell.set_text_props(weight="bold")
@@ -577,8 +584,9 @@ def accuracy_table_figure(table=None):
         elif best.get(c) == r - 1:
             cell.set_facecolor("#d9ead3")
     n = table["rows"][0]["test"]["positions"]
-    ax.set_title(f"Evaluators on the same test split ({n:,} positions)\nsign accuracy: the "
-                 f"same side better as Stockfish says, where |cp| > "
-                 f"{table['sign_margin_cp']}; best in green", fontsize=9)
+    ax.set_title(f"Evaluators on the same test split ({n:,} positions; depth-1: a search "
+                 f"of one move + captures, 2,000 of them)\nsign accuracy: the same side "
+                 f"better as Stockfish says, where |cp| > {table['sign_margin_cp']}; best "
+                 f"in green", fontsize=9)
     fig.tight_layout()
     return fig

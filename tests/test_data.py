@@ -210,7 +210,8 @@ def test_shipped_labels_recheck_against_stockfish():
     with data.open_engine() as engine:
         assert engine.id["name"] == ds.metadata["engine"]
         for i in picks:
-            cp, wdl = data.label_board(engine, chess.Board(ds.fen[i]), ds.metadata["depth"])
+            depth = int(ds.depth[i])      # extra game plies are labelled shallower
+            cp, wdl = data.label_board(engine, chess.Board(ds.fen[i]), depth)
             assert (cp, wdl) == (ds.cp[i], tuple(ds.wdl[i].tolist())), ds.fen[i]
 
 
