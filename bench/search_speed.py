@@ -176,20 +176,25 @@ def bench_suite(args):
 
 
 def bench_ablation(args):
-    """The suite with each switch of the full search turned off in turn."""
-    from chesslab.search import SWITCHES
+    """The suite with each switch of the full search flipped in turn (off, or on for
+    razoring, which is off by default). keep_tt and keep_history act between the moves
+    of a game, and a time or node budget always deepens iteratively: not listed."""
+    from chesslab.search import SWITCHES, Searcher
 
     items = read_epd(args.file)[:args.limit]
     evaluator = load_evaluator(args.evaluator)
     nodes = args.nodes or None
-    switches = args.switches or [s for s in SWITCHES if s not in ("keep_history", "keep_tt")]
+    default = Searcher(evaluator)
+    switches = args.switches or [s for s in SWITCHES
+                                 if s not in ("keep_history", "keep_tt", "iterative")]
     print(f"{len(items)} positions of {args.file}, {_budget(args)}, {args.evaluator}")
     print(f"{'search':>22} {'solved':>8} {'nodes/s':>8} {'seconds':>8}")
     for name in ["full"] + switches:
-        options = {} if name == "full" else {name: False}
+        on = name != "full" and getattr(default, "tt_enabled" if name == "tt" else name)
+        options = {} if name == "full" else {name: not on}
         solved, n, s = run_suite(items, evaluator, None if nodes else args.time, nodes,
                                  verbose=False, **options)
-        label = name if name == "full" else f"no {name}"
+        label = name if name == "full" else f"no {name}" if on else f"+ {name}"
         print(f"{label:>22} {solved:>4}/{len(items):<3} {n / s:8.0f} {s:8.1f}")
         sys.stdout.flush()
 

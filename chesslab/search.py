@@ -520,17 +520,21 @@ class Searcher:
         for move in board.generate_legal_captures():
             victim = _VALUES[board.piece_type_at(move.to_square) or chess.PAWN]
             gain = victim + (_VALUES[move.promotion] - 100 if move.promotion else 0)
+            if gain + 200 < margin:
+                continue  # delta pruning: even winning the piece cannot reach alpha
             attacker = _VALUES[board.piece_type_at(move.from_square)]
-            if ((gain + 200 < margin  # delta pruning: even the piece won cannot reach alpha
-                    or (attacker > victim and self._loses_material(board, move)))  # QxP?
-                    and not board.gives_check(move)):  # ... unless it might mate
-                # (gives_check pushes and pops the board alone, nothing is evaluated
-                # in between: an incremental evaluator's stack stays in step.)
+            if (attacker > victim and self._loses_material(board, move)
+                    and not board.gives_check(move)):
+                # e.g. QxP on a defended square, unless it is check (it might mate).
+                # gives_check pushes and pops the board alone with nothing evaluated
+                # in between: an incremental evaluator's stack stays in step.
                 continue
             keyed.append((10 * gain - attacker, move))
-        for move in board.generate_legal_moves(board.pawns, _PROMOTION_RANKS):
-            if move.promotion == chess.QUEEN and not board.is_capture(move):
-                keyed.append((8 * 800, move))
+        seventh = chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2
+        if board.pawns & board.occupied_co[board.turn] & seventh:
+            for move in board.generate_legal_moves(board.pawns & seventh, _PROMOTION_RANKS):
+                if move.promotion == chess.QUEEN and not board.is_capture(move):
+                    keyed.append((8 * 800, move))
         keyed.sort(key=lambda item: -item[0])
         return [move for _, move in keyed]
 
