@@ -18,7 +18,9 @@ Scores inside are "negamax" scores (good for the side to move); ``SearchResult.s
 is converted to centipawns from White's point of view, like the evaluators. A mate
 found at ``ply`` half-moves from the root scores ``MATE - ply``, so faster mates score
 higher. Mate is detected where it is cheap: a node with no legal moves (the search
-generates the moves anyway), and in quiescence only when the side to move is in check.
+generates the moves anyway), and in quiescence only when the side to move is in check
+(with check extensions on, quiescence then searches every evasion instead of standing
+pat).
 Repetitions inside the search (and of the game's earlier positions), the 50-move rule
 and insufficient material score as draws (0).
 """
@@ -30,7 +32,6 @@ import time
 from dataclasses import dataclass, field
 
 import chess
-import chess.polyglot
 
 from chesslab.evaluation import PIECE_VALUES
 
