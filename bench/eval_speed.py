@@ -5,8 +5,9 @@
 Each evaluator is wrapped in a timing proxy and the full search runs to ``--depth`` on
 the 20 positions of bench/positions.epd. The proxy adds up the time spent in the
 evaluator's own code: ``evaluate`` for ordinary evaluators; for an efficiently
-updatable one (nnue) also ``push`` / ``pop`` / ``reset``, which keep its accumulator in
-step with the board, so the number is everything the search pays for its evaluations.
+updatable one (nnue, and pst with its running sum) also ``push`` / ``pop`` / ``reset``,
+which keep its state in step with the board, so the number is everything the search
+pays for its evaluations.
 Printed: evaluations, microseconds per evaluation, that cost as a ratio to the first
 evaluator's (pst), and the search's nodes per second, all measured in this one run.
 """

@@ -4,6 +4,8 @@
     python bench/search_speed.py batch
     python bench/search_speed.py suite bench/bratko_kopec.epd [--time 1]
     python bench/search_speed.py suite bench/mates.epd [--time 1]
+    python bench/search_speed.py suite bench/wac.epd [--time 1] [--evaluator nnue]
+    python bench/search_speed.py ablation bench/wac.epd [--time 1 | --nodes N]
     python bench/search_speed.py movetime [--player pst@1s] [--moves 30]
 
 ``nodes``: on the 20 positions of bench/positions.epd (material evaluation), nodes and
@@ -12,8 +14,12 @@ iterative deepening ("ab+ord+tt"), and the full search (quiescence and check
 extensions on top); checks that minimax and alpha-beta agree on every root score, and
 prints the node ratios measured in this run. ``batch``: move time of a learned-style
 evaluator (chesslab's conv net, random weights) with batched vs one-by-one leaves.
-``suite``: solved count at a fixed time per position ("bm" = best move; "dm N" = mate
-in N: solved when the search reports that mate). ``movetime``: median seconds per move
+``suite``: solved count at a fixed time (or node budget) per position ("bm" = best
+move; "dm N" = mate in N: solved when the search reports that mate), and nodes per
+second; ``--off pvs see`` turns switches of the full search off. ``ablation``: the suite
+with each switch turned off in turn. bench/wac.epd is "Win at Chess" (Reinfeld's 300
+combinations, the EPD file as distributed with open-source engines, e.g. the
+daydreamer engine's tests/wac.epd), kept aside: chesslab was never tuned on it. ``movetime``: median seconds per move
 of a player over positions from a seeded game.
 """
 import argparse
@@ -126,12 +132,18 @@ def bench_batch(args):
               f" (same move in {same}/{len(positions)})")
 
 
-def bench_suite(args):
-    items = read_epd(args.file)
-    evaluator = load_evaluator(args.evaluator)
-    solved = 0
+def _suite_options(args, extra=None):
+    options = {name: False for name in (args.off or [])}
+    options.update(extra or {})
+    return options
+
+
+def run_suite(items, evaluator, seconds=None, nodes=None, verbose=True, **options):
+    """(solved, total nodes, total seconds) of the full search on EPD items."""
+    solved, total_nodes, total_seconds = 0, 0, 0.0
     for board, ops in items:
-        r = search(board, evaluator, time_limit=args.time)
+        limit = dict(node_limit=nodes) if nodes else dict(time_limit=seconds)
+        r = search(board, evaluator, **limit, **options)
         if "dm" in ops:
             ok = r.mate_in is not None and abs(r.mate_in) <= int(ops["dm"])
             want = f"mate in {ops['dm']}"
@@ -139,11 +151,52 @@ def bench_suite(args):
             ok = r.move in ops["bm"]
             want = " ".join(board.san(m) for m in ops["bm"])
         solved += ok
-        print(f"{ops.get('id', ''):>10} {'ok ' if ok else 'no '} played "
-              f"{board.san(r.move):7s} want {want:12s} depth {r.depth} nodes {r.nodes}")
+        total_nodes += r.nodes
+        total_seconds += r.seconds
+        if verbose:
+            print(f"{ops.get('id', ''):>10} {'ok ' if ok else 'no '} played "
+                  f"{board.san(r.move):7s} want {want:12s} depth {r.depth} nodes {r.nodes}")
+            sys.stdout.flush()
+    return solved, total_nodes, total_seconds
+
+
+def _budget(args):
+    return (f"{args.nodes} nodes" if args.nodes else f"{args.time:g} s") + " per position"
+
+
+def bench_suite(args):
+    items = read_epd(args.file)[:args.limit]
+    evaluator = load_evaluator(args.evaluator)
+    nodes = args.nodes or None
+    solved, n, s = run_suite(items, evaluator, None if nodes else args.time, nodes,
+                             **_suite_options(args))
+    off = f", off: {' '.join(args.off)}" if args.off else ""
+    print(f"solved {solved}/{len(items)} at {_budget(args)} ({args.evaluator}{off}); "
+          f"{n} nodes in {s:.1f} s = {n / s:.0f} nodes/s")
+
+
+def bench_ablation(args):
+    """The suite with each switch of the full search flipped in turn (off, or on for
+    razoring, which is off by default). keep_tt and keep_history act between the moves
+    of a game, and a time or node budget always deepens iteratively: not listed."""
+    from chesslab.search import SWITCHES, Searcher
+
+    items = read_epd(args.file)[:args.limit]
+    evaluator = load_evaluator(args.evaluator)
+    nodes = args.nodes or None
+    default = Searcher(evaluator)
+    switches = args.switches or [s for s in SWITCHES
+                                 if s not in ("keep_history", "keep_tt", "iterative")]
+    print(f"{len(items)} positions of {args.file}, {_budget(args)}, {args.evaluator}")
+    print(f"{'search':>22} {'solved':>8} {'nodes/s':>8} {'seconds':>8}")
+    for name in ["full"] + switches:
+        on = name != "full" and getattr(default, "tt_enabled" if name == "tt" else name)
+        options = {} if name == "full" else {name: not on}
+        solved, n, s = run_suite(items, evaluator, None if nodes else args.time, nodes,
+                                 verbose=False, **options)
+        label = name if name == "full" else f"no {name}" if on else f"+ {name}"
+        print(f"{label:>22} {solved:>4}/{len(items):<3} {n / s:8.0f} {s:8.1f}")
         sys.stdout.flush()
-    print(f"solved {solved}/{len(items)} at {args.time:g} s per position "
-          f"({args.evaluator})")
 
 
 def bench_movetime(args):
@@ -171,11 +224,19 @@ def main():
     p = sub.add_parser("batch")
     p.add_argument("--limit", type=int, default=10)
     p.set_defaults(func=bench_batch)
-    p = sub.add_parser("suite")
-    p.add_argument("file")
-    p.add_argument("--time", type=float, default=1.0)
-    p.add_argument("--evaluator", default="pst")
-    p.set_defaults(func=bench_suite)
+    for name, func in (("suite", bench_suite), ("ablation", bench_ablation)):
+        p = sub.add_parser(name)
+        p.add_argument("file")
+        p.add_argument("--time", type=float, default=1.0, help="seconds per position")
+        p.add_argument("--nodes", type=int, default=0,
+                       help="nodes per position instead of seconds (load-independent)")
+        p.add_argument("--limit", type=int, default=None, help="first N positions")
+        p.add_argument("--evaluator", default="pst")
+        if name == "suite":
+            p.add_argument("--off", nargs="*", help="switches of the full search to turn off")
+        else:
+            p.add_argument("--switches", nargs="*", help="switches to ablate (default: all)")
+        p.set_defaults(func=func)
     p = sub.add_parser("movetime")
     p.add_argument("--player", default="pst@1s")
     p.add_argument("--moves", type=int, default=30)

@@ -184,14 +184,22 @@ class PSTEvaluator(Evaluator):
 
     Mates are scored like ``material`` (+-inf); there is no check bonus: the tables
     already say where pieces belong, and the search sees checks for itself.
+
+    Inside a search the evaluator is updated on each move (``incremental``, the hooks
+    of ``chesslab.search``): ``push`` adds the few table entries a move changes to the
+    running sum, so a leaf costs a lookup instead of a loop over every piece.
+    ``evaluate_incremental`` returns exactly what ``evaluate`` returns.
     """
 
     name = "pst"
+    incremental = True
 
-    def evaluate(self, board: chess.Board) -> float:
-        _need_board(board, self.name)
-        if board.is_check() and not any(board.generate_legal_moves()):
-            return -math.inf if board.turn == chess.WHITE else math.inf
+    def __init__(self):
+        self._stack = []  # (piece sum without kings, non-pawn material), one per ply
+
+    @staticmethod
+    def _pieces(board):
+        """(White-view sum of value + table over pawns to queens, non-pawn material)."""
         score = 0
         phase_material = 0
         for color, sign in ((chess.WHITE, 1), (chess.BLACK, -1)):
@@ -203,6 +211,10 @@ class PSTEvaluator(Evaluator):
                     score += sign * (value + table[square])
                     if piece_type != chess.PAWN:
                         phase_material += value
+        return score, phase_material
+
+    @staticmethod
+    def _with_kings(board, score, phase_material) -> float:
         phase = min(1.0, phase_material / _FULL_PHASE)
         for color, sign in ((chess.WHITE, 1), (chess.BLACK, -1)):
             king = board.king(color)
@@ -210,6 +222,66 @@ class PSTEvaluator(Evaluator):
                 score += sign * (phase * PST[color, chess.KING][king]
                                  + (1 - phase) * KING_ENDGAME_PST[color][king])
         return float(round(score))
+
+    def evaluate(self, board: chess.Board) -> float:
+        _need_board(board, self.name)
+        if board.is_check() and not any(board.generate_legal_moves()):
+            return -math.inf if board.turn == chess.WHITE else math.inf
+        return self._with_kings(board, *self._pieces(board))
+
+    # ------------------------------------------------------------ inside a search
+    def reset(self, board: chess.Board) -> None:
+        """Start a search at ``board``."""
+        self._stack = [self._pieces(board)]
+
+    def push(self, board: chess.Board, move: chess.Move) -> None:
+        """Before ``board.push(move)``: the sums after the move."""
+        score, material = self._stack[-1]
+        if move:  # the null move changes nothing
+            us = board.turn
+            sign = 1 if us == chess.WHITE else -1
+            piece = board.piece_type_at(move.from_square)
+            if piece == chess.KING and board.is_castling(move):
+                # The king is scored at the leaf; the rook moves from the corner.
+                rank = chess.square_rank(move.from_square)
+                kingside = board.is_kingside_castling(move)
+                rook_from = chess.square(7 if kingside else 0, rank)
+                if board.piece_type_at(move.to_square) == chess.ROOK \
+                        and board.color_at(move.to_square) == us:
+                    rook_from = move.to_square  # king-takes-rook notation
+                rook_to = chess.square(5 if kingside else 3, rank)
+                table = PST[us, chess.ROOK]
+                score += sign * (table[rook_to] - table[rook_from])
+            else:
+                if piece != chess.KING:
+                    score -= sign * (PIECE_VALUES[piece] + PST[us, piece][move.from_square])
+                placed = move.promotion or piece
+                if placed != chess.KING:
+                    score += sign * (PIECE_VALUES[placed] + PST[us, placed][move.to_square])
+                if move.promotion:
+                    material += PIECE_VALUES[move.promotion]
+                them = not us
+                if board.is_en_passant(move):
+                    square = move.to_square + (-8 if us == chess.WHITE else 8)
+                    score += sign * (PIECE_VALUES[chess.PAWN] + PST[them, chess.PAWN][square])
+                else:
+                    captured = board.piece_type_at(move.to_square)
+                    if captured:
+                        score += sign * (PIECE_VALUES[captured]
+                                         + PST[them, captured][move.to_square])
+                        if captured != chess.PAWN:
+                            material -= PIECE_VALUES[captured]
+        self._stack.append((score, material))
+
+    def pop(self) -> None:
+        """After ``board.pop()``."""
+        self._stack.pop()
+
+    def evaluate_incremental(self, board: chess.Board) -> float:
+        """The score of ``board`` from the running sums (equals ``evaluate``)."""
+        if board.is_check() and not any(board.generate_legal_moves()):
+            return -math.inf if board.turn == chess.WHITE else math.inf
+        return self._with_kings(board, *self._stack[-1])
 
 
 # ---------------------------------------------------------------- the registry

@@ -32,7 +32,7 @@ import re
 import chess
 
 from chesslab.evaluation import load_evaluator
-from chesslab.search import search
+from chesslab.search import Searcher, check_limits
 
 #: The setting a student plays against by default: answers in about a second.
 DEFAULT_PLAYER = "pst@1s"
@@ -83,13 +83,19 @@ class RandomPlayer(Player):
 
 
 class SearchPlayer(Player):
-    """A search (minimax, alpha-beta or the full one) with an evaluator."""
+    """A search (minimax, alpha-beta or the full one) with an evaluator.
+
+    The player keeps one ``Searcher`` for all its moves: the full search's
+    transposition table and history of good moves carry over from move to move
+    (switches ``keep_tt`` and ``keep_history``).
+    """
 
     def __init__(self, evaluator="material", depth=None, time_limit=None,
                  algorithm="full", seed: int = 0, name: str | None = None, **options):
         evaluator = load_evaluator(evaluator)
         if depth is None and time_limit is None:
             depth = 3
+        check_limits(depth, time_limit)
         if name is None:
             prefix = algorithm if algorithm != "full" else evaluator.name
             name = f"{prefix}:{depth}" if time_limit is None else f"{prefix}@{time_limit:g}s"
@@ -99,12 +105,12 @@ class SearchPlayer(Player):
         self.time_limit = time_limit
         self.algorithm = algorithm
         self.options = options
+        self.searcher = Searcher(evaluator, algorithm, **options)
 
     def choose_move(self, board):
         _check_playable(board)
-        self.last_result = search(board, self.evaluator, depth=self.depth,
-                                  time_limit=self.time_limit, algorithm=self.algorithm,
-                                  rng=self.rng, **self.options)
+        self.last_result = self.searcher.search(board, self.depth, self.time_limit,
+                                                self.rng)
         return self.last_result.move
 
 

@@ -5,16 +5,22 @@ One negamax routine serves all three algorithms (so they agree on every rule):
 * ``"minimax"``: every child gets the full window, nothing is pruned (the thesis);
 * ``"alphabeta"``: children get the window (-beta, -alpha) and the loop stops at a
   cutoff; it returns exactly minimax's value (the Naive Bayes chapter, the tutorial);
-* ``"full"``: alpha-beta plus move ordering, killer/history moves, a transposition
+* ``"full"``: alpha-beta plus move ordering (moves generated in stages: hash move,
+  captures, killers, quiet moves by history), killer/history moves, a transposition
   table, quiescence search, check extensions, null-move pruning, late-move
-  reductions with null-window searches, and iterative deepening under a clock.
-  Each improvement is a keyword argument so a notebook can switch it on and off.
+  reductions, principal variation search (null windows), aspiration windows, static
+  exchange evaluation, futility pruning, and iterative deepening under a clock (or a
+  node budget). Each improvement is a keyword argument (``SWITCHES``) so a notebook
+  can switch it on and off; razoring is one too, off by default (it prunes the quiet
+  move that mates: measured worse on tactics).
 
 Scores inside are "negamax" scores (good for the side to move); ``SearchResult.score``
 is converted to centipawns from White's point of view, like the evaluators. A mate
 found at ``ply`` half-moves from the root scores ``MATE - ply``, so faster mates score
 higher. Mate is detected where it is cheap: a node with no legal moves (the search
-generates the moves anyway), and in quiescence only when the side to move is in check.
+generates the moves anyway), and in quiescence only when the side to move is in check
+(with check extensions on, quiescence then searches every evasion instead of standing
+pat).
 Repetitions inside the search (and of the game's earlier positions), the 50-move rule
 and insufficient material score as draws (0).
 """
@@ -26,7 +32,6 @@ import time
 from dataclasses import dataclass, field
 
 import chess
-import chess.polyglot
 
 from chesslab.evaluation import PIECE_VALUES
 
@@ -109,12 +114,33 @@ class _Timeout(Exception):
     pass
 
 
+#: The full search's switches: keyword arguments of ``Searcher`` and ``search``, each on
+#: by default for ``"full"`` and off for the other algorithms (``batch`` is off for all).
+SWITCHES = ("ordering", "killers", "tt", "quiescence", "iterative", "check_extension",
+            "null_move", "reductions", "pvs", "aspiration", "see", "futility", "razoring",
+            "keep_history", "keep_tt")
+#: Switches that change what minimax means (it is the plain algorithm: none of them).
+_NOT_FOR_MINIMAX = ("tt", "quiescence", "null_move", "reductions", "pvs", "aspiration",
+                    "futility", "razoring", "keep_tt")
+_ASPIRATION = 50                 # half-width of the first root window, centipawns
+_REVERSE_FUTILITY = 120          # per ply of depth left
+_FUTILITY = (0, 150, 300)        # by depth left (1 and 2)
+_RAZOR = (0, 300, 500)           # by depth left (1 and 2)
+
+
 class Searcher:
-    """The search state: evaluator, switches, counters, transposition table, killers."""
+    """The search state: evaluator, switches, counters, transposition table, killers.
+
+    One ``Searcher`` can search many positions: with ``keep_tt`` its transposition
+    table, and with ``keep_history`` its history of good quiet moves, carry over from
+    one search to the next (a player keeps its searcher for the whole game).
+    """
 
     def __init__(self, evaluator, algorithm: str = "full", *, ordering=None, killers=None,
                  tt=None, quiescence=None, iterative=None, check_extension=None,
-                 null_move=None, reductions=None, batch=None, multipv: int = 1):
+                 null_move=None, reductions=None, pvs=None, aspiration=None, see=None,
+                 futility=None, razoring=None, keep_history=None, keep_tt=None,
+                 batch=None, multipv: int = 1):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; choose one of "
                              f"{', '.join(ALGORITHMS)}")
@@ -134,16 +160,32 @@ class Searcher:
         self.check_extension = pick(check_extension, full)
         self.null_move = pick(null_move, full)
         self.reductions = pick(reductions, full)
+        # Principal variation search: after the first move, prove each other move is
+        # no better with a null window (alpha, alpha + 1); search it again if not.
+        self.pvs = pick(pvs, full)
+        # Each iteration first searches the root in a window around the previous
+        # iteration's score, and again in the full window only if it falls outside.
+        self.aspiration = pick(aspiration, full)
+        # Static exchange evaluation decides which captures lose material (ordering
+        # and quiescence); without it, "a bigger piece takes a defended smaller one".
+        self.see = pick(see, full)
+        # Reverse futility and futility pruning one to three plies from the leaves,
+        # razoring one or two: judged from the static evaluation.
+        self.futility = pick(futility, full)
+        self.razoring = pick(razoring, False)
+        self.keep_history = pick(keep_history, full)
+        self.keep_tt = pick(keep_tt, full)
         # Batched leaves (one evaluate_batch call for a frontier node's children) are a
         # switch, off by default: with chesslab's nets a forward pass costs about the same
         # per position at batch 1 as at batch 30, and the batch also scores children that
         # alpha-beta would have pruned, so it was measured slower
         # (``python bench/search_speed.py batch``).
         self.batch = pick(batch, False)
-        if not self.prune and (self.tt_enabled or self.quiescence or self.null_move
-                               or self.reductions):
-            raise ValueError("minimax is the plain algorithm: no tt, quiescence, null "
-                             "move or reductions")
+        if not self.prune:
+            wrong = [name for name in _NOT_FOR_MINIMAX
+                     if getattr(self, "tt_enabled" if name == "tt" else name)]
+            if wrong:
+                raise ValueError(f"minimax is the plain algorithm: no {', '.join(wrong)}")
         self.multipv = max(1, int(multipv))
         # An efficiently updatable evaluator (chesslab.nnue) follows every push and pop
         # and scores a leaf from its accumulator instead of from scratch.
@@ -152,11 +194,13 @@ class Searcher:
                           else evaluator.evaluate)
         self.nodes = 0
         self.tt = {}
-        self.deadline = math.inf
+        self._history = {}
+        self.deadline = self.node_limit = math.inf
 
     # ------------------------------------------------------------ entry point
-    def search(self, board: chess.Board, depth=None, time_limit=None, rng=None):
-        if depth is None and time_limit is None:
+    def search(self, board: chess.Board, depth=None, time_limit=None, rng=None,
+               node_limit=None):
+        if depth is None and time_limit is None and node_limit is None:
             depth = 4 if self.algorithm == "full" else 3
         max_depth = depth if depth is not None else _MAX_PLY - 1
         if max_depth < 1:
@@ -164,10 +208,15 @@ class Searcher:
         start = time.perf_counter()
         root, board = board, board.copy()  # a timeout leaves the copy mid-search
         self.nodes = 1  # the root
-        self.deadline = math.inf
-        self.tt.clear()
+        self.deadline = self.node_limit = math.inf
+        if not self.keep_tt:
+            self.tt.clear()
         self._killer = [[None, None] for _ in range(_MAX_PLY + 2)]
-        self._history = {}
+        if self.keep_history:
+            # The last searches' history still orders quiet moves, at a quarter weight.
+            self._history = {k: v >> 2 for k, v in self._history.items() if v >= 4}
+        else:
+            self._history = {}
         self._pv = [[] for _ in range(_MAX_PLY + 2)]
         self._seen = self._game_history(board)
         if self.incremental:
@@ -177,7 +226,7 @@ class Searcher:
             score = mate_value(0) if board.is_check() else 0
             return SearchResult(None, score if board.turn else -score, 0, 1, [], [],
                                 time.perf_counter() - start, self.algorithm)
-        iterative = self.iterative or time_limit is not None
+        iterative = self.iterative or time_limit is not None or node_limit is not None
         depths = range(1 if iterative else max_depth, max_depth + 1)
         done = None
         for d in depths:
@@ -187,10 +236,16 @@ class Searcher:
                 if time.perf_counter() - start > 0.5 * time_limit:
                     break
                 self.deadline = start + time_limit
+            if node_limit is not None and d > 1:
+                # A budget of nodes instead of seconds: the same answer on a busy
+                # machine (the first iteration always completes, as with a clock).
+                if self.nodes > 0.5 * node_limit:
+                    break
+                self.node_limit = node_limit
             self._root_depth = d
             order = self._order_root(board, moves, done)
             try:
-                done = self._search_root(board, d, order, rng is not None)
+                done = self._iteration(board, d, order, done, rng is not None)
             except _Timeout as partial:
                 done = self._merge_partial(partial.args[0], done)
                 break
@@ -200,30 +255,64 @@ class Searcher:
         return self._result(root, done, rng, time.perf_counter() - start)
 
     # ------------------------------------------------------------ the root
-    def _search_root(self, board, depth, moves, ties):
-        """Search every root move; returns (depth, [(score, move, pv)] exact, best first).
+    def _iteration(self, board, depth, moves, done, ties):
+        """One iteration of iterative deepening; returns (depth, exact scores).
 
-        With ``ties`` a move that equals the k-th best (k = multipv) is searched with a
-        window just below it, so it comes back with an exact score and can be picked.
+        With aspiration windows the root is first searched in a narrow window around
+        the previous iteration's score; only if the score falls outside it is the root
+        searched again in the full window (the move that failed high first).
+        """
+        fail_high = None
+        if (self.aspiration and done is not None and self.multipv == 1 and depth >= 3
+                and abs(done[1][0][0]) < MATE_THRESHOLD):
+            previous = done[1][0][0]
+            exact, fail_high = self._search_root(board, depth, moves, ties,
+                                                 previous - _ASPIRATION,
+                                                 previous + _ASPIRATION)
+            if exact and fail_high is None:
+                return depth, exact
+            if fail_high is not None:
+                moves = [fail_high[1]] + [m for m in moves if m != fail_high[1]]
+        try:
+            exact, _ = self._search_root(board, depth, moves, ties)
+        except _Timeout as partial:
+            if fail_high is not None and not partial.args[0][1]:
+                # The narrow window had already shown this move beats the old best.
+                raise _Timeout((depth, [fail_high])) from None
+            raise
+        return depth, exact
+
+    def _search_root(self, board, depth, moves, ties, alpha=-math.inf, beta=math.inf):
+        """Search every root move in the window (alpha, beta).
+
+        Returns ([(score, move, pv)] exact, best first; None) or, when a move scores
+        beta or more, (None, (score, move, pv)): the window was too low. With ``ties`` a
+        move that equals the k-th best (k = multipv) is searched with a window just
+        below it, so it comes back with an exact score and can be picked.
         """
         exact = []
         margin = 1e-6 if ties else 0.0
         for move in moves:
-            lower = -math.inf
+            lower = alpha
             if self.prune and len(exact) >= self.multipv:
-                lower = exact[self.multipv - 1][0] - margin
+                lower = max(alpha, exact[self.multipv - 1][0] - margin)
             self._push(board, move)
-            self._seen_push(board)
             try:
-                score = -self._negamax(board, depth - 1, -math.inf, -lower, 1)
+                if self.pvs and len(exact) >= self.multipv:
+                    score = -self._negamax(board, depth - 1, -lower - 1, -lower, 1)
+                    if score > lower:
+                        score = -self._negamax(board, depth - 1, -beta, -lower, 1)
+                else:
+                    score = -self._negamax(board, depth - 1, -beta, -lower, 1)
             except _Timeout:
                 raise _Timeout((depth, exact)) from None  # board and counts abandoned
-            self._seen_pop(board)
             self._pop(board)
+            if score >= beta:
+                return None, (score, move, [move] + self._pv[1])
             if score > lower:
                 exact.append((score, move, [move] + self._pv[1]))
                 exact.sort(key=lambda item: -item[0])
-        return depth, exact
+        return exact, None
 
     def _order_root(self, board, moves, done):
         ordered = self._ordered(board, moves, 0, None) if self.ordering else list(moves)
@@ -255,26 +344,30 @@ class Searcher:
                             seconds, self.algorithm)
 
     # ------------------------------------------------------------ the tree
-    def _negamax(self, board, depth, alpha, beta, ply, static=None):
-        """Negamax score of ``board`` for the side to move, searched ``depth`` plies."""
+    def _negamax(self, board, depth, alpha, beta, ply, static=None, in_check=None):
+        """Negamax score of ``board`` for the side to move, searched ``depth`` plies.
+
+        ``in_check`` may be passed by the parent (it tested the move for check).
+        """
         self._count()
         self._pv[ply] = []
-        if self._is_draw(board):
+        key = hash(board._transposition_key())
+        if self._is_draw(board, key):
             return 0
-        in_check = board.is_check()
+        if in_check is None:
+            in_check = board.is_check()
         if in_check and self.check_extension and ply < self._root_depth:
             depth += 1
         if depth <= 0:
             if self.quiescence:
-                return self._quiesce(board, alpha, beta, ply, static)
+                return self._quiesce(board, alpha, beta, ply, static, in_check)
             return static if static is not None else self._static(board, ply)
         if ply >= _MAX_PLY:
             return self._static(board, ply)
 
         alpha0 = alpha
-        key = hash_move = None
+        hash_move = None
         if self.tt_enabled:
-            key = chess.polyglot.zobrist_hash(board)
             entry = self.tt.get(key)
             if entry is not None:
                 e_depth, flag, value, hash_move = entry
@@ -284,46 +377,75 @@ class Searcher:
                             or (flag == _UPPER and value <= alpha)):
                         return value
 
+        stand = None  # the static evaluation, for the pruning near the leaves
+        if ((self.futility or self.razoring) and depth <= 3 and not in_check
+                and beta - alpha <= 1 and abs(beta) < MATE_THRESHOLD):
+            stand = self._static(board, ply)
+            if self.futility and stand - _REVERSE_FUTILITY * depth >= beta:
+                return stand  # reverse futility: so far ahead no quiet reply catches up
+            if (self.razoring and self.quiescence and depth <= 2
+                    and stand + _RAZOR[depth] <= alpha):
+                # Razoring: so far behind that only captures could help; if quiescence
+                # confirms it, do not search the quiet moves.
+                score = self._quiesce(board, alpha, beta, ply, stand, False)
+                if score <= alpha:
+                    return score
+        futile = (self.futility and stand is not None and depth <= 2
+                  and stand + _FUTILITY[depth] <= alpha)
+
+        self._seen_add(key)
         if (self.null_move and depth >= 3 and ply > 0 and not in_check
                 and beta < MATE_THRESHOLD and self._has_pieces(board)):
             # Null move: let the opponent move twice. If we still reach beta with a
             # shallower search, a real move will too (not in zugzwang-prone endings).
             self._push(board, chess.Move.null())
-            score = -self._negamax(board, depth - 3, -beta, -beta + 1, ply + 1)
+            score = -self._negamax(board, depth - 3, -beta, -beta + 1, ply + 1, None, False)
             self._pop(board)
             if score >= beta:
+                self._seen_remove(key)
                 return score if score < MATE_THRESHOLD else beta
 
-        moves = list(board.legal_moves)
-        if not moves:
-            return mate_value(ply) if in_check else 0
-        if self.ordering:
-            moves = self._ordered(board, moves, ply, hash_move)
-        statics = self._batch_statics(board, moves, ply) if depth == 1 and self.batch else None
+        statics = None
+        if depth == 1 and self.batch:
+            moves = list(board.legal_moves)
+            if self.ordering:
+                moves = self._ordered(board, moves, ply, hash_move)
+            statics = self._batch_statics(board, moves, ply)
+        elif self.ordering:
+            moves = self._moves(board, ply, hash_move, in_check)
+        else:
+            moves = board.legal_moves
 
         best, best_move = -math.inf, None
         for i, move in enumerate(moves):
             quiet = not move.promotion and not board.is_capture(move)
             self._push(board, move)
-            self._seen_push(board)
+            check = board.is_check()
+            if futile and quiet and not check:
+                # Futility: too far below alpha for a quiet move to matter here.
+                self._count()
+                self._pop(board)
+                best = max(best, stand + _FUTILITY[depth])
+                continue
             child_static = None if statics is None else statics[i]
             if not self.prune:
                 score = -self._negamax(board, depth - 1, -math.inf, math.inf, ply + 1,
-                                       child_static)
-            elif i == 0 or not self.reductions:
-                score = -self._negamax(board, depth - 1, -beta, -alpha, ply + 1, child_static)
+                                       child_static, check)
+            elif i == 0 or not (self.pvs or self.reductions):
+                score = -self._negamax(board, depth - 1, -beta, -alpha, ply + 1,
+                                       child_static, check)
             else:
                 # Late moves are probably worse than the first: prove it with a null
-                # window (a ply shallower for quiet moves late in the list), and search
-                # again properly only if the proof fails.
-                r = 1 if (i >= 3 and depth >= 3 and quiet and not in_check
-                          and not board.is_check()) else 0
-                score = -self._negamax(board, depth - 1 - r, -alpha - 1, -alpha, ply + 1,
-                                       child_static)
-                if score > alpha and (r or score < beta):
+                # window (pvs), a ply shallower for quiet moves late in the list
+                # (reductions), and search again properly only if the proof fails.
+                r = 1 if (self.reductions and i >= 3 and depth >= 3 and quiet
+                          and not in_check and not check) else 0
+                low = -alpha - 1 if self.pvs else -beta
+                score = -self._negamax(board, depth - 1 - r, low, -alpha, ply + 1,
+                                       child_static, check)
+                if score > alpha and (r or (self.pvs and score < beta)):
                     score = -self._negamax(board, depth - 1, -beta, -alpha, ply + 1,
-                                           child_static)
-            self._seen_pop(board)
+                                           child_static, check)
             self._pop(board)
             if score > best:
                 best, best_move = score, move
@@ -331,9 +453,12 @@ class Searcher:
             if score > alpha:
                 alpha = score
                 if self.prune and alpha >= beta:
-                    if self.killers and not board.is_capture(move):
+                    if self.killers and quiet:
                         self._remember_quiet(move, depth, ply)
                     break
+        self._seen_remove(key)
+        if best == -math.inf:  # no legal move
+            return mate_value(ply) if in_check else 0
         if self.tt_enabled:
             flag = _UPPER if best <= alpha0 else _LOWER if best >= beta else _EXACT
             if len(self.tt) >= _TT_MAX_ENTRIES:
@@ -341,15 +466,19 @@ class Searcher:
             self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
         return best
 
-    def _quiesce(self, board, alpha, beta, ply, static=None):
+    def _quiesce(self, board, alpha, beta, ply, static=None, in_check=None):
         """Search captures until the position is quiet; the side to move may stand pat.
 
         Cheap on purpose (Python is slow): a check here is only tested for mate (the
         search's check extension already answers checks before the horizon), captures
-        that lose material to a defended square and captures too small to reach alpha
-        are skipped.
+        that lose material (static exchange evaluation) and captures too small to
+        reach alpha are skipped.
         """
-        if board.is_check() and not any(board.generate_legal_moves()):
+        if in_check is None:
+            in_check = board.is_check()
+        if in_check and self.check_extension and ply < _MAX_PLY:
+            return self._evasions(board, alpha, beta, ply)
+        if in_check and not any(board.generate_legal_moves()):
             return mate_value(ply)
         stand = static if static is not None else self._static(board, ply)
         if stand >= beta or ply >= _MAX_PLY:
@@ -369,6 +498,23 @@ class Searcher:
                         break
         return best
 
+    def _evasions(self, board, alpha, beta, ply):
+        """In check at the horizon (a capture gave it): no standing pat, every legal
+        reply is searched (there are few), then quiescence goes on."""
+        best = -math.inf
+        for move in self._ordered(board, list(board.legal_moves), ply, None):
+            self._push(board, move)
+            self._count()
+            score = -self._quiesce(board, -beta, -alpha, ply + 1)
+            self._pop(board)
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
+        return mate_value(ply) if best == -math.inf else best
+
     def _captures(self, board, margin):
         """Captures and queen promotions worth trying in quiescence, best first."""
         keyed = []
@@ -378,14 +524,26 @@ class Searcher:
             if gain + 200 < margin:
                 continue  # delta pruning: even winning the piece cannot reach alpha
             attacker = _VALUES[board.piece_type_at(move.from_square)]
-            if attacker > victim and board.is_attacked_by(not board.turn, move.to_square):
-                continue  # e.g. QxP on a defended square: loses material
+            if (attacker > victim and self._loses_material(board, move)
+                    and not board.gives_check(move)):
+                # e.g. QxP on a defended square, unless it is check (it might mate).
+                # gives_check pushes and pops the board alone with nothing evaluated
+                # in between: an incremental evaluator's stack stays in step.
+                continue
             keyed.append((10 * gain - attacker, move))
-        for move in board.generate_legal_moves(board.pawns, _PROMOTION_RANKS):
-            if move.promotion == chess.QUEEN and not board.is_capture(move):
-                keyed.append((8 * 800, move))
+        seventh = chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2
+        if board.pawns & board.occupied_co[board.turn] & seventh:
+            for move in board.generate_legal_moves(board.pawns & seventh, _PROMOTION_RANKS):
+                if move.promotion == chess.QUEEN and not board.is_capture(move):
+                    keyed.append((8 * 800, move))
         keyed.sort(key=lambda item: -item[0])
         return [move for _, move in keyed]
+
+    def _loses_material(self, board, move):
+        """A capture by a bigger piece of a smaller one: does it lose material?"""
+        if self.see:
+            return see(board, move) < 0
+        return board.is_attacked_by(not board.turn, move.to_square)
 
     # ------------------------------------------------------------ leaves
     def _static(self, board, ply):
@@ -420,23 +578,22 @@ class Searcher:
     # ------------------------------------------------------------ bookkeeping
     def _count(self):
         self.nodes += 1
-        if self.nodes & 1023 == 0 and time.perf_counter() > self.deadline:
+        if self.nodes & 1023 == 0 and (time.perf_counter() > self.deadline
+                                       or self.nodes >= self.node_limit):
             raise _Timeout(None)
 
-    def _is_draw(self, board):
+    def _is_draw(self, board, key):
         """Draw by the 50-move rule, insufficient material or a repeated position."""
         if draw_by_rule(board):
             return True
-        # A repetition needs at least 4 reversible plies; the key is python-chess's
+        # A repetition needs at least 4 reversible plies; ``key`` hashes python-chess's
         # own cheap position key (the one its repetition rules use).
-        return board.halfmove_clock >= 4 and self._seen.get(board._transposition_key(), 0) > 1
+        return board.halfmove_clock >= 4 and key in self._seen
 
-    def _seen_push(self, board):
-        key = board._transposition_key()
+    def _seen_add(self, key):
         self._seen[key] = self._seen.get(key, 0) + 1
 
-    def _seen_pop(self, board):
-        key = board._transposition_key()
+    def _seen_remove(self, key):
         count = self._seen[key] - 1
         if count:
             self._seen[key] = count
@@ -449,7 +606,7 @@ class Searcher:
         seen = {}
         replay = board.copy()
         for _ in range(min(board.halfmove_clock, len(board.move_stack)) + 1):
-            key = replay._transposition_key()
+            key = hash(replay._transposition_key())
             seen[key] = seen.get(key, 0) + 1
             if not replay.move_stack:
                 break
@@ -461,9 +618,16 @@ class Searcher:
         """The side to move has a piece besides king and pawns (null move is safe)."""
         return bool(board.occupied_co[board.turn] & ~(board.pawns | board.kings))
 
+    def _capture_key(self, board, move):
+        """(MVV-LVA key, loses material?) of a capture."""
+        victim = _VALUES[board.piece_type_at(move.to_square) or chess.PAWN]
+        attacker = _VALUES[board.piece_type_at(move.from_square)]
+        key = 10 * victim - attacker + (_VALUES[move.promotion] if move.promotion else 0)
+        return key, attacker > victim and self._loses_material(board, move)
+
     def _ordered(self, board, moves, ply, hash_move):
         """Best moves first: hash move, captures (MVV-LVA), promotions, killers, history,
-        then captures that give a bigger piece for a defended smaller one."""
+        then captures that lose material."""
         killers = self._killer[ply] if self.killers else ()
         history = self._history
         keyed = []
@@ -471,15 +635,8 @@ class Searcher:
             if move == hash_move:
                 key = 10_000_000
             elif board.is_capture(move):
-                victim = _VALUES[board.piece_type_at(move.to_square) or chess.PAWN]
-                attacker = _VALUES[board.piece_type_at(move.from_square)]
-                key = 10 * victim - attacker + (_VALUES[move.promotion] if move.promotion
-                                                 else 0)
-                if attacker > victim and board.is_attacked_by(not board.turn,
-                                                              move.to_square):
-                    key -= 100_000  # likely loses material: try after the quiet moves
-                else:
-                    key += 1_000_000
+                key, loses = self._capture_key(board, move)
+                key += -100_000 if loses else 1_000_000
             elif move.promotion:
                 key = 900_000 + _VALUES[move.promotion]
             elif move in killers:
@@ -490,12 +647,86 @@ class Searcher:
         keyed.sort(key=lambda item: -item[0])
         return [move for _, move in keyed]
 
+    def _moves(self, board, ply, hash_move, in_check):
+        """The legal moves in ``_ordered``'s order, generated in stages: a cutoff by
+        the hash move or a capture saves generating and sorting the quiet moves."""
+        if in_check:  # few legal moves: all at once
+            yield from self._ordered(board, list(board.legal_moves), ply, hash_move)
+            return
+        if hash_move is not None and board.is_legal(hash_move):
+            yield hash_move
+        good, bad = [], []
+        for move in board.generate_legal_captures():
+            if move != hash_move:
+                key, loses = self._capture_key(board, move)
+                (bad if loses else good).append((key, move))
+        empty_last_rank = _PROMOTION_RANKS & ~board.occupied
+        for move in board.generate_legal_moves(board.pawns, empty_last_rank):
+            if move.promotion == chess.QUEEN and move != hash_move:
+                good.append((_VALUES[chess.QUEEN], move))
+        good.sort(key=lambda item: -item[0])
+        for _, move in good:
+            yield move
+        killers = []
+        for move in self._killer[ply] if self.killers else ():
+            if (move is not None and move != hash_move and move not in killers
+                    and not move.promotion and not board.is_capture(move)
+                    and board.is_legal(move)):
+                killers.append(move)
+                yield move
+        history = self._history
+        quiets = [(history.get((m.from_square, m.to_square), 0), m)
+                  for m in board.generate_legal_moves()
+                  if m.promotion != chess.QUEEN and m != hash_move and m not in killers
+                  and not board.is_capture(m)]
+        quiets.sort(key=lambda item: -item[0])
+        for _, move in quiets:
+            yield move
+        bad.sort(key=lambda item: -item[0])
+        for _, move in bad:
+            yield move
+
     def _remember_quiet(self, move, depth, ply):
         killers = self._killer[ply]
         if move != killers[0]:
             killers[1], killers[0] = killers[0], move
         key = (move.from_square, move.to_square)
         self._history[key] = min(self._history.get(key, 0) + depth * depth, 700_000)
+
+
+def see(board: chess.Board, move: chess.Move) -> int:
+    """Static exchange evaluation: centipawns the capture ``move`` wins for the side to
+    move if both sides then recapture on that square with their least valuable piece
+    while it pays (pins and checks are ignored). Negative: the capture loses material.
+    """
+    target = move.to_square
+    if board.is_en_passant(move):
+        gains = [_VALUES[chess.PAWN]]
+        occupied = board.occupied ^ chess.BB_SQUARES[move.from_square] ^ chess.BB_SQUARES[
+            target + (-8 if board.turn == chess.WHITE else 8)]
+    else:
+        gains = [_VALUES.get(board.piece_type_at(target), 0)]
+        occupied = board.occupied ^ chess.BB_SQUARES[move.from_square]
+    if move.promotion:
+        gains[0] += _VALUES[move.promotion] - _VALUES[chess.PAWN]
+    on_square = _VALUES[move.promotion or board.piece_type_at(move.from_square)]
+    side = not board.turn
+    while True:
+        attackers = board.attackers_mask(side, target, occupied) & occupied
+        if not attackers:
+            break
+        for piece_type in chess.PIECE_TYPES:  # the least valuable attacker first
+            mine = attackers & board.pieces_mask(piece_type, side)
+            if mine:
+                break
+        gains.append(on_square - gains[-1])  # what ``side`` has won if it takes
+        occupied ^= mine & -mine
+        on_square = _VALUES[piece_type]
+        side = not side
+    while len(gains) > 1:  # each side may stop recapturing when that is better
+        last = gains.pop()
+        gains[-1] = -max(-gains[-1], last)
+    return gains[0]
 
 
 def _to_tt(score, ply):
@@ -517,21 +748,30 @@ def _from_tt(score, ply):
 
 def search(board: chess.Board, evaluator, depth: int | None = None,
            time_limit: float | None = None, algorithm: str = "full", *, rng=None,
-           **options) -> SearchResult:
+           node_limit: int | None = None, **options) -> SearchResult:
     """Best move for the side to move: see the module docstring for the algorithms.
 
     ``evaluator`` is an evaluator object or a name for ``load_evaluator``; ``depth`` is
     in plies (default 4 for "full", 3 otherwise); ``time_limit`` in seconds stops
-    iterative deepening; ``rng`` (a ``random.Random``) breaks ties between equally good
-    root moves. ``options``: ordering, killers, tt, quiescence, iterative,
-    check_extension, null_move, reductions, batch (True/False) and multipv (how many
-    root scores to make exact).
+    iterative deepening, and so does ``node_limit`` (positions visited); ``rng`` (a
+    ``random.Random``) breaks ties between equally good root moves. ``options``: the
+    switches in ``SWITCHES`` (True/False: ordering, killers, tt, quiescence, iterative,
+    check_extension, null_move, reductions, pvs, aspiration, see, futility, razoring,
+    keep_history, keep_tt), batch (True/False) and multipv (how many root scores to
+    make exact).
     """
     if isinstance(evaluator, str):
         from chesslab.evaluation import load_evaluator
         evaluator = load_evaluator(evaluator)
     if not isinstance(board, chess.Board):
         raise TypeError(f"search needs a chess.Board, got {type(board).__name__}")
+    check_limits(depth, time_limit, node_limit)
+    return Searcher(evaluator, algorithm, **options).search(board, depth, time_limit, rng,
+                                                            node_limit)
+
+
+def check_limits(depth=None, time_limit=None, node_limit=None) -> None:
+    """A clear error for a senseless depth, time or node budget."""
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, numbers.Integral)):
         raise TypeError(f"depth must be a whole number of plies such as 3, got {depth!r}")
     if time_limit is not None and (isinstance(time_limit, bool)
@@ -539,4 +779,7 @@ def search(board: chess.Board, evaluator, depth: int | None = None,
         raise TypeError(f"time_limit must be seconds such as 1.5, got {time_limit!r}")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
-    return Searcher(evaluator, algorithm, **options).search(board, depth, time_limit, rng)
+    if node_limit is not None and (isinstance(node_limit, bool)
+                                   or not isinstance(node_limit, numbers.Integral)
+                                   or node_limit < 1):
+        raise ValueError(f"node_limit must be a positive whole number, got {node_limit!r}")

@@ -1,5 +1,6 @@
 """Material and piece-square evaluation, and the evaluator registry."""
 import math
+import random
 
 import chess
 import numpy as np
@@ -95,3 +96,41 @@ def test_a_network_with_nan_weights_cannot_become_an_evaluator(tmp_path):
     path.write_text(json.dumps(doc).replace('"HERE"', "NaN"))
     with pytest.raises(ValueError, match="ann.json: bias1 holds a non-finite number"):
         NetworkEvaluator.from_file(path)
+
+
+def test_pst_updated_move_by_move_equals_a_full_recount():
+    # Random games from positions with castling, en passant and promotions; the null
+    # move (the search's null-move pruning) too; moves taken back now and then.
+    ev, rng, checked = PSTEvaluator(), random.Random(3), 0
+    for start in (chess.STARTING_FEN, "r3k2r/1P6/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1"):
+        for _ in range(20):
+            board = chess.Board(start)
+            ev.reset(board)
+            for _ in range(120):
+                moves = list(board.legal_moves)
+                if not moves:
+                    break
+                move = rng.choice(moves + [chess.Move.null()] if not board.is_check()
+                                  else moves)
+                ev.push(board, move)
+                board.push(move)
+                assert ev.evaluate_incremental(board) == ev.evaluate(board)
+                checked += 1
+                if rng.random() < 0.2:
+                    board.pop()
+                    ev.pop()
+    assert checked > 2000
+
+
+def test_a_search_with_the_running_sum_finds_what_a_full_recount_finds():
+    from chesslab.search import search
+
+    class Recount:
+        name = "recount"
+
+        def evaluate(self, board):
+            return PSTEvaluator().evaluate(board)
+
+    board = chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    fast, slow = search(board, PSTEvaluator(), depth=3), search(board, Recount(), depth=3)
+    assert (fast.move, fast.score, fast.nodes) == (slow.move, slow.score, slow.nodes)

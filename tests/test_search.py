@@ -5,8 +5,9 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.evaluation import Evaluator, MaterialEvaluator, PSTEvaluator
-from chesslab.search import MATE, search
+from chesslab.evaluation import PIECE_VALUES, Evaluator, MaterialEvaluator, PSTEvaluator
+from chesslab.players import make_player
+from chesslab.search import MATE, SWITCHES, Searcher, search, see
 
 MATERIAL, PST = MaterialEvaluator(), PSTEvaluator()
 MIDDLEGAMES = [
@@ -97,7 +98,7 @@ def test_full_search_is_pruned_hard_and_agrees_on_quiet_scores():
     board = chess.Board(MIDDLEGAMES[1])
     minimax = search(board, PST, depth=3, algorithm="minimax")
     full = search(board, PST, depth=3, quiescence=False, check_extension=False,
-                  null_move=False, reductions=False)
+                  null_move=False, reductions=False, futility=False)
     assert full.nodes < minimax.nodes / 5
     assert full.score == minimax.score
 
@@ -146,8 +147,10 @@ class CountingPST(Evaluator):
 def test_batched_leaves_give_the_same_answer_with_fewer_calls(algorithm):
     board = chess.Board(MIDDLEGAMES[0])
     single, batched = CountingPST(False), CountingPST(True)
-    a = search(board, single, depth=3, algorithm=algorithm)
-    b = search(board, batched, depth=3, algorithm=algorithm, batch=True)
+    # Futility pruning evaluates inner nodes too (one by one): off, to count leaves.
+    quiet = dict(futility=False) if algorithm == "full" else {}
+    a = search(board, single, depth=3, algorithm=algorithm, **quiet)
+    b = search(board, batched, depth=3, algorithm=algorithm, batch=True, **quiet)
     assert (a.move, a.score) == (b.move, b.score)
     assert batched.calls < single.calls / 3
 
@@ -165,7 +168,125 @@ def test_bad_arguments_are_explained():
     (dict(depth="abc"), "depth must be a whole number of plies"),
     (dict(depth=2.5), "depth must be a whole number"),
     (dict(time_limit="1s"), "time_limit must be seconds"),
-    (dict(time_limit=float("nan")), "time_limit must be positive")])
+    (dict(time_limit=float("nan")), "time_limit must be positive"),
+    (dict(node_limit=0), "node_limit must be a positive whole number")])
 def test_senseless_depth_or_time_is_a_named_error(kwargs, message):
     with pytest.raises((TypeError, ValueError), match=message):
         search(chess.Board(), MaterialEvaluator(), **kwargs)
+
+
+@pytest.mark.parametrize("fen, uci, expected", [
+    # Qxd5?? on a pawn defended by a rook: the queen is lost for a pawn.
+    ("3r2k1/5ppp/8/3p4/8/8/5PPP/3Q2K1 w - - 0 1", "d1d5",
+     PIECE_VALUES[chess.PAWN] - PIECE_VALUES[chess.QUEEN]),
+    # An undefended pawn is simply won.
+    ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", PIECE_VALUES[chess.PAWN]),
+    # Nxe5: four attackers each (x-rays through the rook and the bishop); White ends a
+    # knight for a pawn down, because Black stops recapturing when it would lose more.
+    ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5",
+     PIECE_VALUES[chess.PAWN] - PIECE_VALUES[chess.KNIGHT]),
+    # RxR with the queen behind: Black's recapture costs its last rook, still even.
+    ("3r2k1/8/8/8/8/8/8/Q2R2K1 w - - 0 1", "d1d8", PIECE_VALUES[chess.ROOK]),
+    # En passant: a pawn for a pawn, the capturer lost to the recapture.
+    ("4k3/2p5/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5d6", 0),
+])
+def test_static_exchange_evaluation(fen, uci, expected):
+    board = chess.Board(fen)
+    assert see(board, chess.Move.from_uci(uci)) == expected
+    assert board.fen() == fen
+
+
+STAGED = MIDDLEGAMES + [
+    "4k3/1P6/8/3pP3/8/8/6p1/4K2R w K d6 0 1",             # castling, en passant, promotions
+    "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+    "4k3/8/8/8/8/8/4r3/R3K3 w Q - 0 1",                    # in check
+]
+
+
+@pytest.mark.parametrize("fen", STAGED)
+def test_staged_moves_are_every_legal_move_once_hash_move_first(fen):
+    board = chess.Board(fen)
+    searcher = Searcher(PST)
+    searcher._killer = [[None, None] for _ in range(3)]
+    legal = list(board.legal_moves)
+    rng = random.Random(0)
+    for _ in range(20):
+        hash_move = rng.choice(legal + [None, chess.Move.from_uci("a1a2")])
+        searcher._killer[1] = [rng.choice(legal), rng.choice(legal)]
+        moves = list(searcher._moves(board, 1, hash_move, board.is_check()))
+        assert sorted(moves, key=str) == sorted(legal, key=str)   # each exactly once
+        if hash_move in legal:
+            assert moves[0] == hash_move
+    assert board.fen() == fen
+
+
+@pytest.mark.parametrize("switch", [s for s in SWITCHES if s != "razoring"] + ["razoring"])
+def test_each_switch_alone_keeps_the_search_right(switch):
+    board = chess.Board(MATE_IN_2)
+    flipped = not Searcher(PST).__dict__[
+        "tt_enabled" if switch == "tt" else switch]
+    result = search(board, PST, depth=4, **{switch: flipped})
+    assert result.move == chess.Move.from_uci("b3b8") and result.mate_in == 2
+    assert board.fen() == MATE_IN_2
+
+
+@pytest.mark.parametrize("switch", ["pvs", "aspiration", "futility", "razoring"])
+def test_minimax_refuses_the_pruning_switches(switch):
+    with pytest.raises(ValueError, match=f"minimax is the plain algorithm: no {switch}"):
+        search(chess.Board(), MATERIAL, depth=1, algorithm="minimax", **{switch: True})
+
+
+@pytest.mark.parametrize("fen", MIDDLEGAMES)
+def test_null_windows_and_aspiration_do_not_change_the_value(fen):
+    # Without what changes values (TT cutoffs, null move, reductions, futility,
+    # quiescence, extensions), PVS and aspiration windows return exactly what plain
+    # alpha-beta returns: they only search some moves twice.
+    board = chess.Board(fen)
+    exact = dict(tt=False, null_move=False, reductions=False, futility=False,
+                 quiescence=False, check_extension=False)
+    plain = search(board, PST, depth=3, algorithm="alphabeta").score
+    for pvs in (False, True):
+        for aspiration in (False, True):
+            result = search(board, PST, depth=3, pvs=pvs, aspiration=aspiration, **exact)
+            assert result.score == plain
+
+
+def test_node_limit_is_a_budget_that_gives_the_same_answer_twice():
+    board = chess.Board(MIDDLEGAMES[4])
+    a = search(board, PST, node_limit=3000)
+    b = search(board, PST, node_limit=3000)
+    assert (a.move, a.score, a.depth, a.nodes) == (b.move, b.score, b.depth, b.nodes)
+    assert 1500 < a.nodes < 3000 + 1024  # the clock is read every 1024 nodes
+    assert a.move in board.legal_moves
+
+
+def test_quiescence_answers_a_check_instead_of_standing_pat():
+    # Nxf7+ takes a pawn with check and forks the rook: the king must step aside, then
+    # Nxd8. At depth 1 both replies lie beyond the horizon. A quiescence that stands
+    # pat in check (check extensions off) sees only the pawn; one that searches the
+    # evasions sees the rook fall.
+    board = chess.Board("3r3k/5ppp/8/4N3/8/8/5PPP/6K1 w - - 0 1")
+    blind = search(board, MATERIAL, depth=1, check_extension=False)
+    seen = search(board, MATERIAL, depth=1)
+    assert seen.move == chess.Move.from_uci("e5f7") and seen.score == 400  # N+3P v 2P
+    assert blind.score < 0                                           # N+3P v R+2P
+
+
+def test_a_player_keeps_its_transposition_table_and_history_between_moves():
+    board = chess.Board(MIDDLEGAMES[1])
+    player = make_player("pst:3")
+    player.choose_move(board)
+    first = dict(player.searcher.tt)
+    history = dict(player.searcher._history)
+    assert first and history
+    board.push(player.last_result.move)
+    board.push(next(iter(board.legal_moves)))
+    player.choose_move(board)
+    kept = player.searcher.tt
+    assert len(kept) > len(first) and all(key in kept for key in list(first)[:50])
+    # Without keep_tt each search starts from an empty table.
+    fresh = Searcher(PST, keep_tt=False)
+    fresh.search(chess.Board(MIDDLEGAMES[1]), depth=2)
+    assert fresh.tt and len(fresh.tt) < len(first)
+    fresh.search(chess.Board(MIDDLEGAMES[0]), depth=2)
+    assert all(key not in fresh.tt for key in first)
