@@ -136,6 +136,15 @@ class MatchResult:
     def n(self) -> int:
         return self.wins + self.draws + self.losses
 
+    def add(self, points: float) -> None:
+        """Count one game by player a's points (1, 1/2 or 0)."""
+        if points == 1.0:
+            self.wins += 1
+        elif points == 0.0:
+            self.losses += 1
+        else:
+            self.draws += 1
+
     @property
     def score(self) -> float:
         """Points per game for player a: win 1, draw 1/2."""
@@ -213,13 +222,7 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
             game = play_game(white, black, opening=opening, max_plies=max_plies,
                              round_=str(i + 1), resign_cp=resign_cp)
             points = {"1-0": 1.0, "0-1": 0.0}.get(game.headers["Result"], 0.5)
-            points = points if white is a else 1.0 - points
-            if points == 1.0:
-                result.wins += 1
-            elif points == 0.0:
-                result.losses += 1
-            else:
-                result.draws += 1
+            result.add(points if white is a else 1.0 - points)
             result.games.append(game)
     except BaseException as exc:
         # Keep what was played: the finished games go to the PGN file and on the error.

@@ -243,12 +243,7 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
     endings = {}
     for pair in pairs:
         for text, points in pair:
-            if points == 1.0:
-                result.wins += 1
-            elif points == 0.0:
-                result.losses += 1
-            else:
-                result.draws += 1
+            result.add(points)
             ending = text.split('[Termination "', 1)[1].split('"', 1)[0]
             endings[ending] = endings.get(ending, 0) + 1
     low, high = result.score_interval()
