@@ -566,68 +566,6 @@ class FeatureTransformer(Layer):
         return f"FeatureTransformer(2 x {self.n_features} -> 2 x {self.n_out})"
 
 
-class NNUEHead(Layer):
-    """The rest of an NNUE after its feature transformer, with a linear PSQT path.
-
-    Input ``(N, 2 * (hidden + 1))``: each side's accumulator of ``hidden`` numbers plus
-    one more, its "piece-square total" (PSQT). The hidden numbers go through a clipped
-    ReLU, a dense layer to ``head``, a clipped ReLU and a dense layer to one output; the
-    PSQT difference (side to move's minus the opponent's, halved) is added to that
-    output unclipped. Material and piece placement are mostly linear, and a clipped
-    ReLU cannot carry "a rook and a knight up": this path can (Stockfish's NNUE has it).
-    """
-
-    def __init__(self, hidden: int, head: int = 32, rng=None, dtype=DTYPE):
-        super().__init__()
-        rng = _rng(rng)
-        self.hidden, self.head = int(hidden), int(head)
-        self.layers = [ClippedReLU(), Dense(2 * hidden, head, rng=rng, dtype=dtype),
-                       ClippedReLU(), Dense(head, 1, init="xavier", rng=rng, dtype=dtype)]
-
-    def _split(self, x):
-        per_side = x.reshape(x.shape[0], 2, self.hidden + 1)
-        return (per_side[:, :, :self.hidden].reshape(x.shape[0], 2 * self.hidden),
-                per_side[:, 0, self.hidden] - per_side[:, 1, self.hidden])
-
-    def forward(self, x):
-        hidden, psqt = self._split(x)
-        for layer in self.layers:
-            hidden = layer.forward(hidden)
-        return hidden + 0.5 * psqt[:, None]
-
-    def backward(self, grad_out, input_grad=True):
-        g = grad_out
-        for layer in reversed(self.layers):
-            g = layer.backward(g)
-        n = grad_out.shape[0]
-        out = np.zeros((n, 2, self.hidden + 1), dtype=grad_out.dtype)
-        out[:, :, :self.hidden] = g.reshape(n, 2, self.hidden)
-        out[:, 0, self.hidden] = 0.5 * grad_out[:, 0]
-        out[:, 1, self.hidden] = -0.5 * grad_out[:, 0]
-        return out.reshape(n, 2 * (self.hidden + 1))
-
-    def train(self, mode=True):
-        self.training = mode
-        for layer in self.layers:
-            layer.train(mode)
-        return self
-
-    def astype(self, dtype):
-        for layer in self.layers:
-            layer.astype(dtype)
-        return self
-
-    def leaves(self):
-        for layer in self.layers:
-            yield from layer.leaves()
-
-    def config(self):
-        return {"type": "NNUEHead", "hidden": self.hidden, "head": self.head}
-
-    def __repr__(self):
-        return f"NNUEHead(2 x {self.hidden} -> {self.head} -> 1, + PSQT)"
-
-
 # ----------------------------------------------------------------------------- containers
 
 class Sequential(Layer):
@@ -692,6 +630,52 @@ class Sequential(Layer):
     def __repr__(self):
         inner = ",\n  ".join(repr(layer) for layer in self.layers)
         return f"{type(self).__name__}(\n  {inner})"
+
+
+class NNUEHead(Sequential):
+    """The rest of an NNUE after its feature transformer, with a linear PSQT path.
+
+    Input ``(N, 2 * (hidden + 1))``: each side's accumulator of ``hidden`` numbers plus
+    one more, its "piece-square total" (PSQT). The hidden numbers go through a clipped
+    ReLU, a dense layer to ``head``, a clipped ReLU and a dense layer to one output; the
+    PSQT difference (side to move's minus the opponent's, halved) is added to that
+    output unclipped. Material and piece placement are mostly linear, and a clipped
+    ReLU cannot carry "a rook and a knight up": this path can (Stockfish's NNUE has it).
+    """
+
+    def __init__(self, hidden: int, head: int = 32, rng=None, dtype=DTYPE):
+        rng = _rng(rng)
+        self.hidden, self.head = int(hidden), int(head)
+        self.layers = [ClippedReLU(), Dense(2 * hidden, head, rng=rng, dtype=dtype),
+                       ClippedReLU(), Dense(head, 1, init="xavier", rng=rng, dtype=dtype)]
+
+    def _split(self, x):
+        per_side = x.reshape(x.shape[0], 2, self.hidden + 1)
+        return (per_side[:, :, :self.hidden].reshape(x.shape[0], 2 * self.hidden),
+                per_side[:, 0, self.hidden] - per_side[:, 1, self.hidden])
+
+    def forward(self, x):
+        hidden, psqt = self._split(x)
+        for layer in self.layers:
+            hidden = layer.forward(hidden)
+        return hidden + 0.5 * psqt[:, None]
+
+    def backward(self, grad_out, input_grad=True):
+        g = grad_out
+        for layer in reversed(self.layers):
+            g = layer.backward(g)
+        n = grad_out.shape[0]
+        out = np.zeros((n, 2, self.hidden + 1), dtype=grad_out.dtype)
+        out[:, :, :self.hidden] = g.reshape(n, 2, self.hidden)
+        out[:, 0, self.hidden] = 0.5 * grad_out[:, 0]
+        out[:, 1, self.hidden] = -0.5 * grad_out[:, 0]
+        return out.reshape(n, 2 * (self.hidden + 1))
+
+    def config(self):
+        return {"type": "NNUEHead", "hidden": self.hidden, "head": self.head}
+
+    def __repr__(self):
+        return f"NNUEHead(2 x {self.hidden} -> {self.head} -> 1, + PSQT)"
 
 
 class Residual(Sequential):
