@@ -484,8 +484,12 @@ class Searcher:
         if stand >= beta or ply >= _MAX_PLY:
             return stand
         alpha = max(alpha, stand)
-        best = stand
-        for move in self._captures(board, alpha - stand):
+        return self._quiesce_moves(board, self._captures(board, alpha - stand), stand,
+                                   alpha, beta, ply)
+
+    def _quiesce_moves(self, board, moves, best, alpha, beta, ply):
+        """The best of ``best`` and the quiescence scores after each of ``moves``."""
+        for move in moves:
             self._push(board, move)
             self._count()
             score = -self._quiesce(board, -beta, -alpha, ply + 1)
@@ -501,18 +505,8 @@ class Searcher:
     def _evasions(self, board, alpha, beta, ply):
         """In check at the horizon (a capture gave it): no standing pat, every legal
         reply is searched (there are few), then quiescence goes on."""
-        best = -math.inf
-        for move in self._ordered(board, list(board.legal_moves), ply, None):
-            self._push(board, move)
-            self._count()
-            score = -self._quiesce(board, -beta, -alpha, ply + 1)
-            self._pop(board)
-            if score > best:
-                best = score
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        break
+        moves = self._ordered(board, list(board.legal_moves), ply, None)
+        best = self._quiesce_moves(board, moves, -math.inf, alpha, beta, ply)
         return mate_value(ply) if best == -math.inf else best
 
     def _captures(self, board, margin):
