@@ -510,6 +510,8 @@ def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
         raise ValueError(f"too little data to train: the split by game leaves {len(train)} "
                          f"training and {len(val)} validation positions (the dataset has "
                          f"{len(dataset)}); use a dataset with more games")
+    if not config.extra_plies:        # only the main labels (data extend adds shallower ones)
+        train = train.subset(np.flatnonzero(train.depth == base_depth(dataset)))
     if config.max_train and config.max_train < len(train):
         order = shuffle(len(train), np.random.default_rng(config.seed))
         train = train.subset(np.sort(order[:config.max_train]))
@@ -719,7 +721,8 @@ def results_table(names=TABLE_ROWS,
                      "encoding": meta["encoding"],
                      "recipe": {k: meta["training"]["config"].get(k, default) for k, default
                                 in (("perspective", "white"), ("target", "tanh"),
-                                    ("quiet", False), ("mirror", False))}}
+                                    ("quiet", False), ("mirror", False),
+                                    ("flip", False), ("extra_plies", False))}}
         else:
             evaluator, extra = load_evaluator(name), {"parameters": 0, "train_seconds": 0}
         rows.append({"evaluator": name, "validation": evaluate_on(evaluator, val),

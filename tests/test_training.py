@@ -136,6 +136,19 @@ def test_the_recipe_trains_the_nnue_and_refuses_a_white_view(tiny):
         training.train_net("nnue", tiny, training.TrainConfig(epochs=1), progress=False)
 
 
+def test_extra_plies_is_the_switch_for_the_shallower_labels(tiny):
+    ds = tiny.subset(np.arange(len(tiny)))
+    ds.metadata["depth"] = 10
+    ds.depth = np.where(np.arange(len(ds)) % 3 == 0, 8, 10).astype(np.int8)
+    train = training.split(ds)[0]
+    main = int(np.sum(train.depth == 10))
+    assert 0 < main < len(train)
+    for extra, expected in ((False, main), (True, len(train))):
+        config = training.TrainConfig(epochs=1, batch_size=64, extra_plies=extra)
+        result = training.train_net("ann64", ds, config, progress=False)
+        assert result.train_examples == expected
+
+
 def test_search_metrics_split_by_side_to_move(tiny):
     out = training.search_metrics("material", tiny, depth=1, sample=60)
     assert out["all"]["positions"] == 60
