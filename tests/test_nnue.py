@@ -67,14 +67,35 @@ def test_incremental_accumulator_equals_full_recompute(seed):
         ev.push(before, move)
         depth += 1
     # random_walk pushed every move after its yield; the stack followed it
-    np.testing.assert_allclose(ev._stack[ev._top], ev.accumulator(board), atol=1e-9)
+    np.testing.assert_allclose(ev.current_accumulator(), ev.accumulator(board), atol=1e-9)
     assert ev._top == depth
     # and popping walks back through the same accumulators
     for _ in range(depth):
         board.pop()
         ev.pop()
-        np.testing.assert_allclose(ev._stack[ev._top], ev.accumulator(board), atol=1e-9)
+        np.testing.assert_allclose(ev.current_accumulator(), ev.accumulator(board), atol=1e-9)
     assert kinds, "the walk made no special move"
+
+
+def test_lazy_update_never_reads_a_stale_accumulator():
+    """A level computed for one move, popped, then pushed with another move: the old
+    numbers at that level must not be reused (push only notes the change)."""
+    ev = net(2)
+    board = chess.Board()
+    ev.reset(board)
+    for move in list(board.legal_moves)[:6]:
+        ev.push(board, move)
+        board.push(move)
+        reply = next(iter(board.legal_moves))
+        ev.push(board, reply)
+        board.push(reply)
+        np.testing.assert_allclose(ev.current_accumulator(), ev.accumulator(board), atol=1e-9)
+        for _ in range(2):
+            board.pop()
+            ev.pop()
+    ev.push(board, chess.Move.from_uci("g1f3"))      # never evaluated, then popped
+    ev.pop()
+    np.testing.assert_allclose(ev.current_accumulator(), ev.accumulator(board), atol=1e-9)
 
 
 def test_every_kind_of_move_is_followed_exactly():
@@ -87,7 +108,7 @@ def test_every_kind_of_move_is_followed_exactly():
             ev.push(board, move)
             after = board.copy()
             after.push(move)
-            np.testing.assert_allclose(ev._stack[1], ev.accumulator(after), atol=1e-9,
+            np.testing.assert_allclose(ev.current_accumulator(), ev.accumulator(after), atol=1e-9,
                                        err_msg=f"{fen} {move.uci()}")
             if board.is_castling(move):
                 seen.add("castling")
