@@ -85,8 +85,8 @@ def play_game(white: Player, black: Player, opening: str | None = None,
             raise ValueError(f"{player.name} chose the illegal move {move} in "
                              f"{board.fen()}")
         board.push(move)
-        searched = getattr(player, "last_result", None)
-        scores.append(None if searched is None else searched.score)
+        # a search's centipawn score, for the resign rule (MCTS players have none)
+        scores.append(getattr(getattr(player, "last_result", None), "score", None))
     game = chess.pgn.Game.from_board(board)
     game.headers.update(Event="chesslab match", Site="chesslab", Round=str(round_),
                         White=white.name, Black=black.name, Result=result,

@@ -206,3 +206,12 @@ def test_a_decided_game_is_adjudicated_only_when_both_engines_agree():
     game = play_game(make_player("material:1"), make_player("random"), board=queen_up,
                      resign_cp=500, max_plies=6)
     assert not game.headers["Termination"].startswith("adjudicated")
+
+
+def test_the_resign_rule_accepts_players_whose_search_has_no_score():
+    """An MCTS player's last result has visits and a value, not a centipawn score."""
+    queen_up = chess.Board("4k3/8/8/8/8/8/3QK3/8 w - - 0 1")
+    game = play_game(make_player("mcts:8"), make_player("material:1"), board=queen_up,
+                     resign_cp=500, max_plies=6)
+    assert not game.headers["Termination"].startswith("adjudicated")
+    assert len(list(game.mainline_moves())) <= 6
