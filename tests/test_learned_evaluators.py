@@ -5,7 +5,8 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.evaluation import NETWORKS, NetworkEvaluator, load_evaluator
+from chesslab.evaluation import (NETWORKS, PERSPECTIVES, TARGET_KINDS, NetworkEvaluator,
+                                 load_evaluator)
 from chesslab.files import MODELS_DIR
 from chesslab.nn import thesis_ann
 
@@ -30,7 +31,8 @@ def test_shipped_models_record_how_to_use_them():
         meta = doc["chesslab"]
         assert meta["evaluator"] == name
         assert meta["encoding"] in ("thesis64", "thesis64_board", "planes14", "planes14_flat")
-        assert meta["target"] in ("tanh", "unit")
+        assert meta["target"] in TARGET_KINDS
+        assert meta.get("perspective", "white") in PERSPECTIVES
         assert len(meta["history"]["epoch"]) >= 1
 
 
