@@ -4,7 +4,8 @@
 
 Game k draws (from its own seeded generator) two player specs, a start position (the
 initial one, an odd FEN from ``ODD_STARTS``, a position after repeated moves, or a
-random walk) and a move cap, and plays ``chesslab.arena.play_game``. It counts:
+random walk), a move cap and, in a third of the games, the resign rule (300 cp), and
+plays ``chesslab.arena.play_game``. It counts:
 
 * **illegal moves**: a player answered with a move that is not legal, or changed the
   board it was handed;
@@ -12,7 +13,8 @@ random walk) and a move cap, and plays ``chesslab.arena.play_game``. It counts:
 * **hangs**: one move took longer than ``--hang-seconds`` (the move is interrupted);
 * **wrong results**: the PGN's Result/Termination disagree with ``chesslab.game.outcome``
   of the final board (or, for an unfinished game, it was not stopped exactly at the
-  move cap as a draw), or the PGN does not round-trip: written with
+  move cap as a draw, or adjudicated for the side its searches did not favour), or the
+  PGN does not round-trip: written with
   ``arena.save_pgn`` and read back with ``data.read_games``, every game must come back
   with the same headers, moves and final position.
 
@@ -41,7 +43,8 @@ from chesslab.players import Player, make_player
 #: Player kinds, at fast settings: every kind make_player knows.
 FAST_PLAYERS = [
     "random", "minimax:1", "alphabeta:2", "material:2", "pst:2", "pst@0.05s", "ann:1",
-    "cnn:1", "conv:1", "residual:1", "bayes:1", "mcts:8", "mcts@0.05s",
+    "cnn:1", "conv:1", "residual:1", "nnue:2", "nnue@0.05s", "linear:2", "bayes:1",
+    "mcts:8", "mcts@0.05s",
 ]
 STOCKFISH_PLAYERS = ["stockfish:skill=0@0.01s", "stockfish:1350@0.01s"]
 #: Players slow enough (numpy forward passes per node) to get shorter games.
@@ -103,6 +106,7 @@ class Guard(Player):
             raise Illegal(f"{self.name} changed the board it was given ({fen})")
         if not isinstance(move, chess.Move) or move not in board.legal_moves:
             raise Illegal(f"{self.name} chose {move} in {fen}")
+        self.last_result = getattr(self.inner, "last_result", None)   # for the resign rule
         return move
 
     def close(self):
@@ -138,15 +142,23 @@ def draw_game(k: int, seed: int, players: list):
     cap = rng.choice(CAPS)
     if {white, black} & SLOW:
         cap = min(cap, 40)
-    return white, black, board, name, cap
+    resign_cp = rng.choice([None, None, 300])        # a third of the games may adjudicate
+    return white, black, board, name, cap, resign_cp
 
 
-def check_result(game, start: chess.Board, cap: int) -> str | None:
+def check_result(game, start: chess.Board, cap: int, resign_cp=None) -> str | None:
     """What is wrong with a finished game's PGN (None if nothing)."""
     board = game.end().board()
     ended = outcome(board)
     played = len(board.move_stack) - len(start.move_stack)
-    if ended is not None:
+    termination = game.headers["Termination"]
+    if termination.startswith("adjudicated"):
+        side = {"1-0": "White", "0-1": "Black"}.get(game.headers["Result"])
+        if resign_cp is None or ended is not None or side is None or \
+                f"see {side} {resign_cp:g}+" not in termination:
+            return (f"adjudicated {game.headers['Result']} / {termination} (resign_cp "
+                    f"{resign_cp}, final board {ended})")
+    elif ended is not None:
         want = (ended.result(), _TERMINATION[ended.termination])
         got = (game.headers["Result"], game.headers["Termination"])
         if got != want:
@@ -191,13 +203,16 @@ def main(argv=None) -> int:
     notes, finished, ends, kinds = [], [], {}, {}
     start_time = time.perf_counter()
     for k in range(args.games):
-        white_spec, black_spec, board, start_name, cap = draw_game(k, args.seed, players)
-        made, label = [], f"game {k}: {white_spec} vs {black_spec} from {start_name} cap {cap}"
+        white_spec, black_spec, board, start_name, cap, resign_cp = draw_game(k, args.seed,
+                                                                              players)
+        made, label = [], (f"game {k}: {white_spec} vs {black_spec} from {start_name} cap "
+                           f"{cap} resign {resign_cp}")
         try:
             for spec, offset in ((white_spec, 0), (black_spec, 1)):
                 made.append(Guard(make_player(spec, seed=args.seed * 10_000 + 2 * k + offset),
                                   args.hang_seconds))
-            game = play_game(made[0], made[1], board=board, max_plies=cap, round_=str(k))
+            game = play_game(made[0], made[1], board=board, max_plies=cap, round_=str(k),
+                             resign_cp=resign_cp)
         except Illegal as exc:
             counts["illegal"] += 1
             notes.append(f"ILLEGAL {label}: {exc}")
@@ -214,7 +229,7 @@ def main(argv=None) -> int:
         finally:
             for player in made:
                 player.close()
-        problem = check_result(game, board, cap)
+        problem = check_result(game, board, cap, resign_cp)
         if problem:
             counts["wrong"] += 1
             notes.append(f"WRONG {label}: {problem}")
