@@ -517,22 +517,33 @@ def _arena_game(job) -> float:
     return result_for(result, chess.WHITE if a_white else chess.BLACK)
 
 
-def parallel_map(function, jobs, workers: int = 1) -> list:
+def parallel_map(function, jobs, workers: int = 1, on_result=None) -> list:
     """``[function(job) for job in jobs]``, in ``workers`` processes when > 1.
 
     Games are independent and each carries its own seed, so the results (in job
     order) are the same for any number of workers. Each process does its numpy work
     on one thread: two busy processes on two cores, not four threads fighting.
+    ``on_result(index, result)`` is called as each result arrives (in job order), so a
+    long run can save its finished work as it goes.
     """
     jobs = list(jobs)
+    on_result = on_result or (lambda index, result: None)
     if workers <= 1 or len(jobs) <= 1:
-        return [function(job) for job in jobs]
+        out = []
+        for i, job in enumerate(jobs):
+            out.append(function(job))
+            on_result(i, out[-1])
+        return out
     context = multiprocessing.get_context("spawn")   # the same on Linux, macOS, Windows
     saved = {k: os.environ.get(k) for k in _THREAD_VARIABLES}
     os.environ.update({k: "1" for k in _THREAD_VARIABLES})   # read by numpy in the workers
     try:
         with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
-            return list(pool.map(function, jobs))
+            out = []
+            for i, result in enumerate(pool.map(function, jobs)):
+                out.append(result)
+                on_result(i, result)
+            return out
     finally:
         for k, v in saved.items():
             if v is None:

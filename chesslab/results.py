@@ -14,8 +14,10 @@ from __future__ import annotations
 import datetime
 import hashlib
 import itertools
+import json
 import platform
 import time
+from pathlib import Path
 
 import chess
 
@@ -225,9 +227,14 @@ def _model_tag(spec: str) -> str | None:
 
 
 def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed: int = 0,
-              max_plies: int = 300, resign_cp: float | None = 1000, progress=True) -> dict:
+              max_plies: int = 300, resign_cp: float | None = 1000, progress=True,
+              checkpoint=None) -> dict:
     """``games`` games a vs b from held-out openings, each opening with both colours,
-    ``workers`` games at a time (same results for any number of workers)."""
+    ``workers`` games at a time (same results for any number of workers).
+
+    Each finished pair of games is appended to ``checkpoint`` (a JSON-lines file) and a
+    rerun with the same file plays only the pairs it lacks, so a match stopped after
+    an hour loses at most one pair per worker."""
     from .arena import MatchResult
     from .mcts import parallel_map
     if games < 2 or games % 2:
@@ -236,9 +243,21 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
     openings = held_out_openings(games // 2)
     jobs = [(spec_a, spec_b, line, seed + 2 * i, max_plies, resign_cp)
             for i, line in enumerate(openings)]
+    done = _read_checkpoint(checkpoint, jobs)
+    todo = [i for i in range(len(jobs)) if i not in done]
+    if done and progress:
+        print(f"resuming from {checkpoint}: {len(done)} of {len(jobs)} pairs already played")
+
+    def save(k, pair):
+        done[todo[k]] = pair
+        if checkpoint is not None:
+            with open(checkpoint, "a") as f:
+                f.write(json.dumps({"job": list(jobs[todo[k]]), "pair": pair}) + "\n")
+
     start = time.perf_counter()
-    pairs = parallel_map(_play_pair, jobs, workers)
+    parallel_map(_play_pair, [jobs[i] for i in todo], workers, on_result=save)
     seconds = time.perf_counter() - start
+    pairs = [done[i] for i in range(len(jobs))]
     result = MatchResult(spec_a, spec_b)
     endings = {}
     for pair in pairs:
@@ -257,6 +276,26 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
             "max_plies": max_plies, "resign_cp": resign_cp, "seed": seed,
             "workers": workers, "seconds": round(seconds, 1), "summary": result.summary(),
             "pgn": [text for pair in pairs for text, _ in pair], **_stamp()}
+
+
+def _read_checkpoint(path, jobs) -> dict:
+    """{job index: pair} of the pairs a stopped run of the same match already played."""
+    if path is None or not Path(path).exists():
+        return {}
+    index = {tuple(job): i for i, job in enumerate(jobs)}
+    lines = Path(path).read_text().splitlines()
+    done = {}
+    for n, line in enumerate(lines, 1):
+        try:
+            row = json.loads(line)
+            i = index[tuple(row["job"])]
+            done[i] = [(text, float(points)) for text, points in row["pair"]]
+        except (ValueError, KeyError, TypeError) as e:
+            if n == len(lines) and isinstance(e, ValueError):
+                break        # the last line of a run killed mid-write
+            raise ValueError(f"{path}, line {n}: not a pair of this match ({e}); delete the "
+                             f"file to start the match again") from None
+    return done
 
 
 def _finite(x):
@@ -283,10 +322,21 @@ def _cli_recipe(args):
     return 0
 
 
+def match_checkpoint(spec_a: str, spec_b: str, games: int, seed: int) -> Path:
+    """Where an unfinished match keeps its played pairs (named by players, models, games
+    and seed, so a retrained model never resumes an old match)."""
+    tags = "_".join(t or "hand" for t in (_model_tag(spec_a), _model_tag(spec_b)))
+    name = f"{spec_a}_vs_{spec_b}_{games}g_seed{seed}_{tags}".replace(":", "-").replace("/", "-")
+    return RESULTS_DIR / "partial" / f"{name}.jsonl"
+
+
 def _cli_match(args):
+    checkpoint = match_checkpoint(args.a, args.b, args.games, args.seed)
+    checkpoint.parent.mkdir(exist_ok=True)
     entry = run_match(args.a, args.b, args.games, args.workers, args.seed, args.max_plies,
-                      None if args.resign_cp <= 0 else args.resign_cp)
+                      None if args.resign_cp <= 0 else args.resign_cp, checkpoint=checkpoint)
     record_match(entry)
+    checkpoint.unlink(missing_ok=True)
     print(entry["summary"])
     print("endings: " + ", ".join(f"{k} {v}" for k, v in sorted(entry["endings"].items())))
     print(f"{entry['seconds']:.0f} s; written to data/results/{MATCHES_PATH.name}")
