@@ -46,7 +46,7 @@ def move_changes(board: chess.Board, move: chess.Move):
     us, them = board.turn, not board.turn
     piece = board.piece_type_at(move.from_square)
     removed = [absolute_index(us, piece, move.from_square)]
-    if board.is_castling(move):
+    if piece == chess.KING and board.is_castling(move):
         rank = chess.square_rank(move.from_square)
         kingside = board.is_kingside_castling(move)
         if board.piece_type_at(move.to_square) == chess.ROOK and board.color_at(move.to_square) == us:
@@ -59,7 +59,7 @@ def move_changes(board: chess.Board, move: chess.Move):
         return ((absolute_index(us, chess.KING, king_to),
                  absolute_index(us, chess.ROOK, rook_to)), removed)
     added = (absolute_index(us, move.promotion or piece, move.to_square),)
-    if board.is_en_passant(move):
+    if piece == chess.PAWN and board.is_en_passant(move):
         captured_square = move.to_square + (-8 if us == chess.WHITE else 8)
         removed.append(absolute_index(them, chess.PAWN, captured_square))
     else:
@@ -106,15 +106,17 @@ class NNUEEvaluator(NetworkEvaluator):
         h = ft.n_out                       # accumulator width per side (PSQT included)
         w = ft.params["W"].astype(np.float64)
         # One row per (colour, piece, square): White's view beside Black's view, so one
-        # addition updates both accumulators.
-        self.rows = np.zeros((2 * 6 * 64, 2 * h))
+        # addition updates both accumulators. The last number is a constant 1 (zero in
+        # every row, 1 in the bias): it survives the clipped ReLU and carries the
+        # head's biases, so the head is two products and two clips, nothing else.
+        self.rows = np.zeros((2 * 6 * 64, 2 * h + 1))
         for color in chess.COLORS:
             for piece_type in chess.PIECE_TYPES:
                 for square in chess.SQUARES:
                     row = self.rows[absolute_index(color, piece_type, square)]
                     row[:h] = w[piece_square_feature(chess.WHITE, color, piece_type, square)]
-                    row[h:] = w[piece_square_feature(chess.BLACK, color, piece_type, square)]
-        self.bias = np.tile(ft.params["b"].astype(np.float64), 2)
+                    row[h:2 * h] = w[piece_square_feature(chess.BLACK, color, piece_type, square)]
+        self.bias = np.append(np.tile(ft.params["b"].astype(np.float64), 2), 1.0)
         w1 = hidden.params["W"].astype(np.float64)
         k = w1.shape[0] // 2               # hidden numbers per side that the head reads
         if with_psqt:
@@ -122,15 +124,21 @@ class NNUEEvaluator(NetworkEvaluator):
             # the score adds half the difference of the two (side to move first).
             zero = np.zeros((1, w1.shape[1]))
             w1 = np.vstack([w1[:k], zero, w1[k:], zero])
-        self.w1 = {chess.WHITE: w1, chess.BLACK: np.vstack([w1[h:], w1[:h]])}
+        b1 = hidden.params["b"].astype(np.float64)
+        self.w1 = {}
+        for turn, order in ((chess.WHITE, w1), (chess.BLACK, np.vstack([w1[h:], w1[:h]]))):
+            # the constant 1 brings b1, and one more hidden number that is always 1
+            # (it brings b2 through w2)
+            full = np.zeros((2 * h + 1, len(b1) + 1))
+            full[:2 * h, :len(b1)] = order
+            full[2 * h] = np.append(b1, 1.0)
+            self.w1[turn] = full
         self.psqt = None if plain else (h - 1, 2 * h - 1)
-        self.b1 = hidden.params["b"].astype(np.float64)
-        self.w2 = out.params["W"][:, 0].astype(np.float64)
-        self.b2 = float(out.params["b"][0])
-        self._stack = np.zeros((256, 2 * h))
+        self.w2 = np.append(out.params["W"][:, 0].astype(np.float64), float(out.params["b"][0]))
+        self._stack = np.zeros((256, 2 * h + 1))
         self._changes = [None] * len(self._stack)     # (added, removed) of each level's move
         self._top = self._ready = -1
-        self._x, self._hidden = np.empty(2 * h), np.empty(len(self.b1))   # _score's buffers
+        self._x, self._hidden = np.empty(2 * h + 1), np.empty(len(b1) + 1)  # _score's buffers
 
     # ------------------------------------------------------------ from scratch
     def accumulator(self, board: chess.Board) -> np.ndarray:
@@ -147,9 +155,8 @@ class NNUEEvaluator(NetworkEvaluator):
         buffers kept between calls (``np.clip`` costs twice as much per call here)."""
         x = np.minimum(np.maximum(acc, 0.0, out=self._x), 1.0, out=self._x)
         hidden = np.dot(x, self.w1[turn], out=self._hidden)
-        hidden += self.b1
         np.minimum(np.maximum(hidden, 0.0, out=hidden), 1.0, out=hidden)
-        z = float(np.dot(hidden, self.w2)) + self.b2
+        z = float(np.dot(hidden, self.w2))
         if self.psqt is not None:       # White's PSQT minus Black's, from White's view
             white, black = self.psqt
             half = 0.5 * float(acc[white] - acc[black])
