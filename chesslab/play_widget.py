@@ -69,7 +69,7 @@ def _engine_names() -> list:
     except ImportError:
         pass
     try:
-        from chesslab.files import find_stockfish
+        from chesslab.stockfish import find_stockfish
         if find_stockfish(required=False):
             names += ["stockfish:1350", "stockfish:2000"]
     except ImportError:

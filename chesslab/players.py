@@ -122,7 +122,7 @@ class StockfishPlayer(Player):
     """Stockfish through ``chess.engine``, weakened by Elo or by skill level."""
 
     def __init__(self, elo=None, skill=None, time_limit=0.1, seed: int = 0, name=None):
-        from chesslab.files import find_stockfish, quit_engine, start_engine
+        from chesslab.stockfish import find_stockfish, quit_engine, start_engine
 
         if (elo is None) == (skill is None):
             raise ValueError("give Stockfish either elo=... or skill=...")
@@ -173,7 +173,7 @@ class StockfishPlayer(Player):
 
     def close(self):
         """Stop the engine; quiet if it has died (closing must not hide that error)."""
-        from chesslab.files import quit_engine
+        from chesslab.stockfish import quit_engine
 
         if self.engine is not None:
             engine, self.engine = self.engine, None

@@ -159,7 +159,7 @@ def test_engine_killed_mid_match_keeps_the_finished_games(tmp_path, monkeypatch,
     import signal
 
     import chesslab.arena as arena
-    from chesslab.files import find_stockfish
+    from chesslab.stockfish import find_stockfish
     from chesslab.players import EngineStopped
     if find_stockfish(required=False) is None:
         pytest.skip("Stockfish not installed")
