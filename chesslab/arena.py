@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 
 import chess
 import chess.pgn
+from tqdm.auto import tqdm
 
-from chesslab.files import atomic_path, check_writable
 from chesslab.encoding import as_board
+from chesslab.files import atomic_path, check_writable
 from chesslab.game import Player, check_max_plies, play
 from chesslab.players import EngineStopped, make_player
 
@@ -138,8 +139,6 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
     dies, Ctrl-C), the games already finished are still written to ``pgn_path`` and
     kept on the exception as ``exc.match_result``.
     """
-    from tqdm.auto import tqdm
-
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"a match needs at least 1 game, got games={games!r}")
     check_max_plies(max_plies)

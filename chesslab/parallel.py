@@ -16,6 +16,8 @@ beat four threads fighting over them.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import glob
 import multiprocessing
 import os
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -41,10 +43,7 @@ def one_blas_thread() -> None:
     for var in BLAS_VARIABLES:
         os.environ[var] = "1"
     try:
-        import ctypes
-        import glob
-
-        import numpy
+        import numpy     # here, not at the top: numpy must load after the variables are set
         libs = os.path.join(os.path.dirname(numpy.__file__), os.pardir, "numpy.libs")
         for path in glob.glob(os.path.join(libs, "*openblas*")):
             lib = ctypes.CDLL(path)

@@ -73,8 +73,6 @@ def start_engine(path: str | None = None):
 def quit_engine(engine) -> None:
     """Stop an engine, quietly if it has already died: closing must never hide the
     error that killed it."""
-    import chess.engine
-
     try:
         engine.quit()
     except (chess.engine.EngineError, TimeoutError, OSError):
