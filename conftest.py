@@ -1,8 +1,9 @@
 """Test-wide settings, loaded by pytest before any test module or notebook kernel starts."""
 import os
 
+from chesslab.parallel import one_blas_thread
+
 # Small matrices on a busy 2-core laptop: multi-threaded BLAS can be hundreds of times
-# slower than one thread. Notebook kernels inherit this environment.
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+# slower than one thread. Notebook kernels and worker processes inherit the setting.
+one_blas_thread()
 os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")

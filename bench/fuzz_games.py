@@ -34,11 +34,11 @@ from pathlib import Path
 
 import chess
 
-from chesslab.arena import _TERMINATION, play_game, save_pgn
+from chesslab.arena import play_game, save_pgn
 from chesslab.data import read_games
-from chesslab.files import find_stockfish
-from chesslab.game import outcome
+from chesslab.game import TERMINATION, outcome
 from chesslab.players import Player, make_player
+from chesslab.stockfish import find_stockfish
 
 #: Player kinds, at fast settings: every kind make_player knows.
 FAST_PLAYERS = [
@@ -159,7 +159,7 @@ def check_result(game, start: chess.Board, cap: int, resign_cp=None) -> str | No
             return (f"adjudicated {game.headers['Result']} / {termination} (resign_cp "
                     f"{resign_cp}, final board {ended})")
     elif ended is not None:
-        want = (ended.result(), _TERMINATION[ended.termination])
+        want = (ended.result(), TERMINATION[ended.termination])
         got = (game.headers["Result"], game.headers["Termination"])
         if got != want:
             return f"PGN says {got}, the final board says {want}"

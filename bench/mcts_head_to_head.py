@@ -9,7 +9,8 @@ which the bootstrap never trained on); each start is played once with each colou
 Both players search greedily (no noise, most visited move), so every game differs only
 by its start. A game still running after ``--max-plies`` is a draw, as in every match
 table here. The result goes to data/results/mcts_head_to_head.json under the SHA-256
-prefixes of both files, with the score's 95% interval and the Elo difference it implies.
+prefixes of both files, with the score's 95% interval and the Elo difference it implies,
+and, when the first network came from self-play, after how many iterations.
 """
 from __future__ import annotations
 
@@ -20,7 +21,10 @@ from pathlib import Path
 
 from chesslab.arena import OPENINGS, MatchResult, match
 from chesslab.files import DATA_DIR, read_json, write_json_atomic
-from chesslab.mcts import mcts_player, parallel_map, shipped_game_split
+from chesslab.bootstrap import shipped_game_split
+from chesslab.mcts import mcts_player
+from chesslab.parallel import parallel_map
+from chesslab.policy_value import load_policy_value
 
 OUT = DATA_DIR / "results" / "mcts_head_to_head.json"
 
@@ -34,6 +38,15 @@ def held_out_openings(count: int, plies: int = 8) -> list[str]:
         if len(lines) == count:
             break
     return lines
+
+
+def self_play_iterations(path) -> dict:
+    """``{"after_iterations": N}`` when the network was trained by N self-play iterations
+    (``train_selfplay`` notes them in the file; the shipped network under "selfplay"),
+    else {}: notebook 10 plots the matches of such networks against the bootstrap."""
+    notes = load_policy_value(path).training_notes
+    n = notes.get("iterations", notes.get("selfplay", {}).get("iterations"))
+    return {} if n is None else {"after_iterations": int(n)}
 
 
 def play_chunk(job):
@@ -70,7 +83,7 @@ def main(argv=None):
                                        for k in ("wins", "draws", "losses"))
     low, high = res.score_interval()
     sha = {p: hashlib.sha256(Path(p).read_bytes()).hexdigest()[:16] for p in (args.a, args.b)}
-    entry = {"a": Path(args.a).name, "b": Path(args.b).name, "a_network": sha[args.a],
+    entry = {**self_play_iterations(args.a), "a": Path(args.a).name, "b": Path(args.b).name, "a_network": sha[args.a],
              "b_network": sha[args.b], "simulations": args.simulations, "games": res.n,
              "max_plies": args.max_plies, "wins": res.wins, "draws": res.draws,
              "losses": res.losses, "score": round(res.score, 4),

@@ -9,10 +9,13 @@ import argparse
 import importlib
 import sys
 
+from chesslab.players import EngineStopped
+
 # Modules that contribute subcommands (in help order).
 _COMMAND_MODULES = (
     "chesslab.data",
-    "chesslab.mcts",
+    "chesslab.selfplay",
+    "chesslab.bootstrap",
     "chesslab.figures",
     "chesslab.results",
     "chesslab.arena",
@@ -35,8 +38,6 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 1
-    from chesslab.players import EngineStopped
-
     try:
         return int(args.func(args) or 0)
     except (ValueError, FileNotFoundError, TypeError, EngineStopped) as exc:

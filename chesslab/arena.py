@@ -19,15 +19,16 @@ confidence interval and the Elo difference it implies.
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import dataclass, field
 
 import chess
 import chess.pgn
+from tqdm.auto import tqdm
 
+from chesslab.encoding import as_board
 from chesslab.files import atomic_path, check_writable
-from chesslab.game import outcome as game_outcome
-from chesslab.players import EngineStopped, Player, make_player
+from chesslab.game import Player, check_max_plies, play
+from chesslab.players import EngineStopped, make_player
 
 #: Short, varied, roughly balanced openings (UCI moves) so games differ.
 OPENINGS = (
@@ -35,27 +36,15 @@ OPENINGS = (
     "d2d4 g8f6", "e2e4 c7c6", "c2c4 g8f6", "d2d4 f7f5", "e2e4 d7d6", "b1c3 e7e5",
     "g2g3 d7d5", "e2e4 g8f6", "d2d4 e7e6", "f2f4 d7d5",
 )
-_TERMINATION = {
-    chess.Termination.CHECKMATE: "checkmate",
-    chess.Termination.STALEMATE: "stalemate",
-    chess.Termination.INSUFFICIENT_MATERIAL: "insufficient material",
-    chess.Termination.SEVENTYFIVE_MOVES: "75-move rule",
-    chess.Termination.FIVEFOLD_REPETITION: "fivefold repetition",
-    chess.Termination.FIFTY_MOVES: "50-move rule",
-    chess.Termination.THREEFOLD_REPETITION: "threefold repetition",
-}
 
 
 def play_game(white: Player, black: Player, opening: str | None = None,
               board: chess.Board | None = None, max_plies: int = 400,
               round_: str = "-", resign_cp: float | None = None,
               resign_plies: int = 4) -> chess.pgn.Game:
-    """One game; returns a PGN game whose headers name the players' specs and the end."""
-    _check_max_plies(max_plies)
-    for side, player in (("white", white), ("black", black)):
-        if not hasattr(player, "choose_move"):
-            raise TypeError(f"play_game needs players (make_player('pst:2'), ...) as "
-                            f"{side}, not {type(player).__name__} {player!r:.40}")
+    """One game (``chesslab.game.play``) after the UCI moves of ``opening``; returns a
+    PGN game whose headers name the players' specs, the round and the end."""
+    check_max_plies(max_plies)
     if board is not None and not isinstance(board, chess.Board):
         raise TypeError(f"board must be a chess.Board, not {type(board).__name__}")
     board = board.copy() if board is not None else chess.Board()
@@ -64,61 +53,12 @@ def play_game(white: Player, black: Player, opening: str | None = None,
         if move not in board.legal_moves:
             raise ValueError(f"opening move {uci} is illegal in {board.fen()}")
         board.push(move)
-    start = board.copy()
-    termination = "move cap"
-    scores = []          # White's-view score each mover's search reported (None: none)
-    while True:
-        ended = game_outcome(board)
-        if ended is not None:
-            result, termination = ended.result(), _TERMINATION[ended.termination]
-            break
-        decided = _decided(scores[-resign_plies:], resign_cp, resign_plies)
-        if decided is not None:
-            result, termination = decided
-            break
-        if len(board.move_stack) - len(start.move_stack) >= max_plies:
-            result = "1/2-1/2"  # adjudicated: see the module docstring
-            break
-        player = white if board.turn == chess.WHITE else black
-        move = player.choose_move(board.copy())
-        if not isinstance(move, chess.Move) or move not in board.legal_moves:
-            raise ValueError(f"{player.name} chose the illegal move {move} in "
-                             f"{board.fen()}")
-        board.push(move)
-        # a search's centipawn score, for the resign rule (MCTS players have none)
-        scores.append(getattr(getattr(player, "last_result", None), "score", None))
-    game = chess.pgn.Game.from_board(board)
-    game.headers.update(Event="chesslab match", Site="chesslab", Round=str(round_),
-                        White=white.name, Black=black.name, Result=result,
-                        Termination=termination, PlyCount=str(len(board.move_stack)))
+    game = play(white, black, board, max_plies=max_plies, resign_cp=resign_cp,
+                resign_plies=resign_plies)
+    game.headers.update(Event="chesslab match", Site="chesslab", Round=str(round_))
     if opening:
         game.headers["Opening"] = opening
     return game
-
-
-def _check_max_plies(max_plies):
-    if isinstance(max_plies, bool) or not isinstance(max_plies, int) or max_plies < 1:
-        raise ValueError(f"max_plies (the half-moves after which a game is adjudicated a "
-                         f"draw) must be a whole number of at least 1, got {max_plies!r}")
-
-
-def _decided(recent, resign_cp, resign_plies):
-    """(result, termination) when the last ``resign_plies`` scores all say one side is
-    at least ``resign_cp`` ahead, else None."""
-    if resign_cp is None or len(recent) < resign_plies or None in recent:
-        return None
-    if min(recent) >= resign_cp:
-        return "1-0", f"adjudicated: both engines see White {resign_cp:g}+ cp ahead"
-    if max(recent) <= -resign_cp:
-        return "0-1", f"adjudicated: both engines see Black {resign_cp:g}+ cp ahead"
-    return None
-
-
-def play_random_sides(player_a: Player, player_b: Player, seed: int = 0, **kwargs):
-    """AI vs AI with the sides drawn at random (the thesis): (game, a_was_white)."""
-    a_white = random.Random(seed).random() < 0.5
-    white, black = (player_a, player_b) if a_white else (player_b, player_a)
-    return play_game(white, black, **kwargs), a_white
 
 
 @dataclass
@@ -199,11 +139,9 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
     dies, Ctrl-C), the games already finished are still written to ``pgn_path`` and
     kept on the exception as ``exc.match_result``.
     """
-    from tqdm.auto import tqdm
-
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"a match needs at least 1 game, got games={games!r}")
-    _check_max_plies(max_plies)
+    check_max_plies(max_plies)
     if pgn_path is not None:
         check_writable(pgn_path, "PGN file")
     made = [p for p in (player_a, player_b) if not isinstance(p, Player)]
@@ -321,8 +259,6 @@ def _cli_match(args):
 
 
 def _cli_bestmove(args):
-    from chesslab.encoding import as_board
-
     board = as_board(args.fen)
     with make_player(args.player) as player:
         move = player.choose_move(board)

@@ -25,8 +25,6 @@ import datetime
 import gzip
 import io
 import json
-import multiprocessing
-import multiprocessing.util
 import random
 import zipfile
 import zlib
@@ -40,9 +38,11 @@ import chess.pgn
 import numpy as np
 from tqdm import tqdm
 
-from .files import (DATA_DIR, atomic_path, check_writable, find_stockfish, quit_engine,
-                    start_engine)
-from .game import outcome
+from .files import DATA_DIR, atomic_path, check_writable
+from .game import outcome, play
+from .parallel import parallel_map
+from .stockfish import (ENGINE_OPTIONS, engine_name, find_stockfish, stop_worker_engines,
+                        worker_engine)
 
 #: Score given to "mate now"; mate in n moves scores MATE_CP - n (negative if White is mated).
 MATE_CP = 10_000
@@ -51,9 +51,6 @@ ELO_RANGE = (1350, 2850)
 #: The shipped dataset and game records.
 DEFAULT_DATASET = DATA_DIR / "positions.npz"
 DEFAULT_GAMES = DATA_DIR / "games" / "stockfish_selfplay.pgn.gz"
-#: Stockfish settings for labelling: one thread and a fresh hash per position make a
-#: label depend only on the position and the depth (same number on every run).
-ENGINE_OPTIONS = {"Threads": 1, "Hash": 4, "UCI_ShowWDL": True}
 
 
 # ---------------------------------------------------------------- random positions
@@ -66,6 +63,8 @@ def random_board(rng: random.Random, max_plies: int = 200) -> chess.Board | None
     board = chess.Board()
     for _ in range(rng.randrange(0, max_plies)):
         board.push(rng.choice(list(board.legal_moves)))
+        # the tutorial's own test (not chesslab.game.outcome, which also ends a walk at a
+        # threefold repetition): it decides which walks the shipped dataset kept
         if board.is_game_over():
             return None
     return board
@@ -89,7 +88,8 @@ def random_positions(count: int, seed: int = 0, max_plies: int = 200, exclude=()
     with tqdm(total=count, desc="random positions", disable=not progress) as bar:
         while len(found) < count:
             batch = 64 + int(1.25 * (count - len(found)))
-            for item in _map(work, range(start, start + batch), workers, chunksize=256):
+            for item in parallel_map(work, range(start, start + batch), workers,
+                                     chunksize=256):
                 if item is None or len(found) == count:
                     continue
                 key = position_key(item[0])
@@ -188,6 +188,18 @@ def read_games(path, limit: int | None = None) -> list[chess.pgn.Game]:
     return games
 
 
+class _EngineSide:
+    """One side of a Stockfish self-play game: the engine at this side's UCI_Elo."""
+
+    def __init__(self, engine, elo: int, nodes: int):
+        self.engine, self.name = engine, f"{engine.id.get('name', 'Stockfish')} (UCI_Elo {elo})"
+        self.limit = chess.engine.Limit(nodes=nodes)
+        self.options = {"UCI_LimitStrength": True, "UCI_Elo": elo}
+
+    def choose_move(self, board: chess.Board) -> chess.Move:
+        return self.engine.play(board, self.limit, options=self.options).move
+
+
 def play_selfplay_game(engine, index: int = 0, seed: int = 0, nodes: int = 1000,
                        opening_plies=(3, 6), elo_range=ELO_RANGE,
                        max_plies: int = 300) -> chess.pgn.Game:
@@ -197,7 +209,8 @@ def play_selfplay_game(engine, index: int = 0, seed: int = 0, nodes: int = 1000,
     Stockfish's strength limit picks among its best moves with its own, clock-seeded
     random generator, so the moves are not reproducible; our own choices (strengths,
     opening plies) are seeded by (seed, index). A game still running after
-    ``max_plies`` plies is adjudicated a draw (see its Termination header).
+    ``max_plies`` plies (openings included) is adjudicated a draw (Termination
+    "move cap"; ``chesslab.game.play`` plays it).
     """
     rng = random.Random(f"games:{seed}:{index}")
     elos = {chess.WHITE: rng.randint(*elo_range), chess.BLACK: rng.randint(*elo_range)}
@@ -208,32 +221,20 @@ def play_selfplay_game(engine, index: int = 0, seed: int = 0, nodes: int = 1000,
         if not moves:
             break
         board.push(rng.choice(moves))
-    limit = chess.engine.Limit(nodes=nodes)
-    while outcome(board) is None and board.ply() < max_plies:
-        options = {"UCI_LimitStrength": True, "UCI_Elo": elos[board.turn]}
-        board.push(engine.play(board, limit, options=options).move)
-    game = chess.pgn.Game.from_board(board)
-    name = engine.id.get("name", "Stockfish")
+    game = play(_EngineSide(engine, elos[chess.WHITE], nodes),
+                _EngineSide(engine, elos[chess.BLACK], nodes), board,
+                max_plies=max(max_plies - board.ply(), 0))
     game.headers.update({
         "Event": "chesslab Stockfish self-play", "Site": "chesslab",
         "Date": datetime.date.today().strftime("%Y.%m.%d"), "Round": str(index + 1),
-        "White": f"{name} (UCI_Elo {elos[chess.WHITE]})",
-        "Black": f"{name} (UCI_Elo {elos[chess.BLACK]})",
         "WhiteElo": str(elos[chess.WHITE]), "BlackElo": str(elos[chess.BLACK]),
         "GameId": str(index), "Seed": str(seed), "NodesPerMove": str(nodes),
         "RandomOpeningPlies": str(n_random)})
-    ended = outcome(board)
-    if ended is not None:
-        game.headers["Result"] = ended.result()
-        game.headers["Termination"] = "normal"
-    else:
-        game.headers["Result"] = "1/2-1/2"
-        game.headers["Termination"] = f"adjudicated draw after {max_plies} plies"
     return game
 
 
-def _selfplay_pgn(index: int, **kwargs) -> str:
-    return str(play_selfplay_game(_worker_engine(), index, **kwargs))
+def _selfplay_pgn(index: int, engine_path: str, **kwargs) -> str:
+    return str(play_selfplay_game(worker_engine(engine_path), index, **kwargs))
 
 
 def generate_games(count: int, path=DEFAULT_GAMES, seed: int = 0, nodes: int = 1000,
@@ -245,27 +246,25 @@ def generate_games(count: int, path=DEFAULT_GAMES, seed: int = 0, nodes: int = 1
         raise ValueError(f"max_plies and nodes must be at least 1, got {max_plies} and "
                          f"{nodes}")
     path = Path(path)
-    engine_path = find_stockfish()
-    work = partial(_selfplay_pgn, seed=seed, nodes=nodes, max_plies=max_plies)
+    work = partial(_selfplay_pgn, engine_path=find_stockfish(), seed=seed, nodes=nodes,
+                   max_plies=max_plies)
     with atomic_path(path, suffix=".pgn.tmp") as tmp:
         with open(tmp, "wb") as raw:
             out = (gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)
                    if path.suffix == ".gz" else raw)
-            with io.TextIOWrapper(out, encoding="utf-8") as text:
-                results = _map(work, range(count), workers, engine_path, chunksize=2)
-                for pgn in tqdm(results, total=count, desc="games", disable=not progress):
+            with io.TextIOWrapper(out, encoding="utf-8") as text, \
+                    tqdm(total=count, desc="games", disable=not progress) as bar:
+                def write(_index, pgn):
                     text.write(pgn + "\n\n")
+                    bar.update()
+                try:
+                    parallel_map(work, range(count), workers, on_result=write, chunksize=2)
+                finally:
+                    stop_worker_engines()
     return path
 
 
 # ---------------------------------------------------------------- Stockfish labels
-
-def open_engine(path: str | None = None) -> chess.engine.SimpleEngine:
-    """Start Stockfish with :data:`ENGINE_OPTIONS` (clear message when it is missing)."""
-    engine = start_engine(path)
-    engine.configure({k: v for k, v in ENGINE_OPTIONS.items() if k in engine.options})
-    return engine
-
 
 def label_board(engine, board: chess.Board, depth: int = 10):
     """Stockfish's verdict on one position: ``(cp, (win, draw, loss))``, White's side.
@@ -274,11 +273,11 @@ def label_board(engine, board: chess.Board, depth: int = 10):
     per mille. Finished positions need no search: White mated is ``-MATE_CP``, Black
     mated ``+MATE_CP``, a draw 0.
     """
-    outcome = board.outcome()
-    if outcome is not None:
-        if outcome.winner is None:
+    ended = outcome(board)
+    if ended is not None:
+        if ended.winner is None:
             return 0, (0, 1000, 0)
-        return (MATE_CP, (1000, 0, 0)) if outcome.winner else (-MATE_CP, (0, 0, 1000))
+        return (MATE_CP, (1000, 0, 0)) if ended.winner else (-MATE_CP, (0, 0, 1000))
     # game=object() starts a new game (ucinewgame): an empty hash, so labels do not
     # depend on which positions the engine saw before.
     info = engine.analyse(board, chess.engine.Limit(depth=depth), game=object())
@@ -288,8 +287,8 @@ def label_board(engine, board: chess.Board, depth: int = 10):
     return cp, tuple(int(x) for x in wdl.white())
 
 
-def _label_fen(fen: str, depth: int):
-    return label_board(_worker_engine(), chess.Board(fen), depth)
+def _label_fen(fen: str, depth: int, engine_path: str):
+    return label_board(worker_engine(engine_path), chess.Board(fen), depth)
 
 
 def label_fens(fens, depth: int = 10, workers: int = 1, progress: bool = True,
@@ -304,16 +303,19 @@ def label_fens(fens, depth: int = 10, workers: int = 1, progress: bool = True,
     fens = [str(f) for f in fens]
     if not fens:
         raise ValueError("no positions to label (the list of FENs is empty)")
-    engine_path = find_stockfish()
     known = _read_label_cache(cache, depth)
     todo = list(dict.fromkeys(f for f in fens if f not in known))
-    results = _map(partial(_label_fen, depth=depth), todo, workers, engine_path,
-                   chunksize=16)
-    bar = tqdm(results, total=len(todo), desc=f"labels d{depth}", disable=not progress)
-    for i, (fen, label) in enumerate(zip(todo, bar), start=1):
-        known[fen] = label
-        if cache and (i % 10_000 == 0 or i == len(todo)):
-            _write_label_cache(cache, depth, known)
+    work = partial(_label_fen, depth=depth, engine_path=find_stockfish())
+    with tqdm(total=len(todo), desc=f"labels d{depth}", disable=not progress) as bar:
+        def keep(i, label):
+            known[todo[i]] = label
+            bar.update()
+            if cache and ((i + 1) % 10_000 == 0 or i + 1 == len(todo)):
+                _write_label_cache(cache, depth, known)
+        try:
+            parallel_map(work, todo, workers, on_result=keep, chunksize=16)
+        finally:
+            stop_worker_engines()
     cp = np.array([known[f][0] for f in fens], dtype=np.int16)
     wdl = np.array([known[f][1] for f in fens], dtype=np.int16).reshape(len(fens), 3)
     return cp, wdl
@@ -338,54 +340,6 @@ def _write_label_cache(cache, depth, known):
             np.savez(fh, depth=depth, fen=np.array(list(known), dtype=str),
                      cp=np.array([c for c, _ in known.values()], dtype=np.int16),
                      wdl=np.array([w for _, w in known.values()], dtype=np.int16))
-
-
-def engine_name(path: str | None = None) -> str:
-    with open_engine(path) as engine:
-        return engine.id.get("name", "unknown engine")
-
-
-# ---------------------------------------------------------------- worker processes
-
-_ENGINE = None
-
-
-def _start_worker_engine(engine_path):
-    global _ENGINE
-    if engine_path and _ENGINE is None:
-        _ENGINE = open_engine(engine_path)
-        # quit the engine when the worker process ends normally
-        multiprocessing.util.Finalize(None, _stop_worker_engine, exitpriority=10)
-
-
-def _stop_worker_engine():
-    global _ENGINE
-    if _ENGINE is not None:
-        quit_engine(_ENGINE)
-        _ENGINE = None
-
-
-def _worker_engine():
-    if _ENGINE is None:
-        raise RuntimeError("no Stockfish in this process; call through label_fens or "
-                           "generate_games, or use label_board(engine, ...)")
-    return _ENGINE
-
-
-def _map(func, items, workers: int, engine_path=None, chunksize: int = 16):
-    """Yield ``func(item)`` in order, in this process or in ``workers`` processes
-    that each start one Stockfish (when ``engine_path`` is given) and keep it."""
-    if workers <= 1:
-        _start_worker_engine(engine_path)
-        try:
-            yield from map(func, items)
-        finally:
-            _stop_worker_engine()
-        return
-    with multiprocessing.Pool(workers, _start_worker_engine, (engine_path,)) as pool:
-        yield from pool.imap(func, items, chunksize=chunksize)
-        pool.close()
-        pool.join()
 
 
 # ---------------------------------------------------------------- datasets

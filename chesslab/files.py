@@ -1,4 +1,4 @@
-"""Files and external programs: atomic JSON writes, shipped data paths, Stockfish.
+"""Files: atomic JSON writes, shipped data paths, clear errors for unreadable files.
 
 Everything that writes a model or a dataset goes through ``write_json_atomic`` /
 ``atomic_path``: the data goes to a temporary file beside the target, which is then
@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -103,63 +102,3 @@ def read_json(path, what: str = "file"):
     except UnicodeDecodeError:
         raise ValueError(f"{what} {path} is not a text file; chesslab files are JSON "
                          f"(never pickle)") from None
-
-
-STOCKFISH_HELP = (
-    "Stockfish was not found. Install it with `sudo apt-get install stockfish` (Debian/"
-    "Ubuntu; the binary is /usr/games/stockfish) or `brew install stockfish` (macOS), "
-    "or point the CHESSLAB_STOCKFISH environment variable at a Stockfish binary.")
-
-
-def find_stockfish(required: bool = True) -> str | None:
-    """Path of a Stockfish binary: $CHESSLAB_STOCKFISH, then PATH, then /usr/games."""
-    env = os.environ.get("CHESSLAB_STOCKFISH")
-    if env:
-        if os.path.isfile(env) and os.access(env, os.X_OK):
-            return env
-        if required:
-            raise FileNotFoundError(f"CHESSLAB_STOCKFISH={env!r} is not an executable "
-                                    f"file. " + STOCKFISH_HELP)
-        return None
-    for candidate in (shutil.which("stockfish"), "/usr/games/stockfish",
-                      "/usr/local/bin/stockfish", "/opt/homebrew/bin/stockfish"):
-        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    if required:
-        raise FileNotFoundError(STOCKFISH_HELP)
-    return None
-
-
-#: Seconds a program gets to answer the UCI handshake before it is called "not an engine".
-ENGINE_START_TIMEOUT = 10.0
-
-
-def start_engine(path: str | None = None):
-    """Start a UCI engine (Stockfish by default) as a ``chess.engine.SimpleEngine``,
-    with one clear line when the program is not an engine or never answers."""
-    import chess.engine
-
-    path = path or find_stockfish()
-    try:
-        return chess.engine.SimpleEngine.popen_uci(path, timeout=ENGINE_START_TIMEOUT)
-    except TimeoutError:
-        raise ValueError(f"{path} did not answer the UCI handshake within "
-                         f"{ENGINE_START_TIMEOUT:g} s, so it is not a working chess "
-                         f"engine; point CHESSLAB_STOCKFISH at a Stockfish binary") from None
-    except (chess.engine.EngineError, OSError) as exc:
-        raise ValueError(f"{path} is not a working UCI chess engine ({exc or type(exc).__name__}); "
-                         f"point CHESSLAB_STOCKFISH at a Stockfish binary") from None
-
-
-def quit_engine(engine) -> None:
-    """Stop an engine, quietly if it has already died: closing must never hide the
-    error that killed it."""
-    import chess.engine
-
-    try:
-        engine.quit()
-    except (chess.engine.EngineError, TimeoutError, OSError):
-        try:
-            engine.close()
-        except Exception:  # noqa: BLE001 - nothing more to release
-            pass

@@ -5,9 +5,9 @@ without a browser: a first click selects one of your pieces and lists its legal
 targets, a second click on a target moves (or asks which piece to promote to), a click
 on another of your pieces reselects, anything else is ignored. ``undo`` takes back the
 AI's reply together with your move, so you are to move again. ``chesslab.play_widget``
-draws a controller as a clickable ipywidgets board; ``play_vs_ai`` and ``ai_vs_ai``
-are the two modes of the thesis (you play White and move first; two AIs get their
-sides at random).
+draws a controller as a clickable ipywidgets board, and its ``play_vs_ai`` and
+``ai_vs_ai`` are the two modes of the thesis (you play White and move first; two AIs
+get their sides at random).
 """
 from __future__ import annotations
 
@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 
 import chess
 import chess.pgn
+import chess.svg
 
 from chesslab.encoding import as_board
-from chesslab.game import outcome
+from chesslab.game import TERMINATION, outcome
+from chesslab.players import make_player as make_spec_player
 
 #: A side played by clicks on the board.
 HUMAN = "human"
@@ -51,8 +53,7 @@ def make_player(spec, seed: int = 0):
     if not isinstance(spec, str):
         raise TypeError(f"a player is 'human', a spec string like 'pst:3' or an object "
                         f"with choose_move(board); got {type(spec).__name__}")
-    from chesslab.players import make_player as _make
-    player = _make(spec, seed=seed)
+    player = make_spec_player(spec, seed=seed)
     options = getattr(player, "options", None)
     if isinstance(options, dict):
         options.setdefault("multipv", CANDIDATES)
@@ -114,18 +115,6 @@ def _winner_result(winner: chess.Color | None) -> str:
     return {chess.WHITE: "1-0", chess.BLACK: "0-1", None: "1/2-1/2"}[winner]
 
 
-#: How ``chesslab.game.outcome``'s terminations read in the controller's messages.
-_REASONS = {
-    chess.Termination.CHECKMATE: "checkmate",
-    chess.Termination.STALEMATE: "stalemate",
-    chess.Termination.INSUFFICIENT_MATERIAL: "insufficient material",
-    chess.Termination.SEVENTYFIVE_MOVES: "seventy-five-move rule",
-    chess.Termination.FIVEFOLD_REPETITION: "fivefold repetition",
-    chess.Termination.THREEFOLD_REPETITION: "threefold repetition",
-    chess.Termination.FIFTY_MOVES: "fifty-move rule",
-}
-
-
 def game_over(board: chess.Board) -> GameOver | None:
     """How the game has ended (``chesslab.game.outcome``, the rule of every play loop).
 
@@ -135,7 +124,7 @@ def game_over(board: chess.Board) -> GameOver | None:
     ended = outcome(board)
     if ended is None:
         return None
-    return GameOver(ended.result(), _REASONS[ended.termination], ended.winner)
+    return GameOver(ended.result(), TERMINATION[ended.termination], ended.winner)
 
 
 def _san_line(board: chess.Board, moves) -> list:
@@ -204,7 +193,6 @@ class Decision:
     def svg(self, orientation: chess.Color = chess.WHITE, size: int = 240) -> str:
         """The position the AI saw, its expected line drawn as arrows: green for its own
         moves, red for the replies it expects, fainter further ahead."""
-        import chess.svg
         arrows = []
         for i, move in enumerate(self.pv[:4]):
             color = "#15781b" if i % 2 == 0 else "#882020"
@@ -518,34 +506,3 @@ class GameController:
         if self.pending_promotion is not None:
             return f"{side} ({who}): choose the promotion piece"
         return f"{side} to move ({who}){check}"
-
-
-def play_vs_ai(ai=None, human: str = "white", *, fen=None, seed: int = 0,
-               evaluator: str = "pst"):
-    """You against an AI on a clickable board (the thesis: you play White, first).
-
-    ``ai`` is a make_player spec or player; the default is ``THESIS_AI`` (the CNN at
-    depth 3, at most a second a move) when its model is trained, else ``FALLBACK_AI``
-    (the line under the status says so).
-    """
-    from chesslab.play_widget import ChessGame
-    note = None
-    if ai is None:
-        ai, note = default_ai(seed)
-    human = human.lower()
-    if human not in ("white", "black"):
-        raise ValueError(f"human must be 'white' or 'black', got {human!r}")
-    white, black = (HUMAN, ai) if human == "white" else (ai, HUMAN)
-    controller = GameController(white, black, fen=fen, seed=seed)
-    return ChessGame(controller, mode="play", evaluator=evaluator, note=note)
-
-
-def ai_vs_ai(a, b, *, seed: int = 0, fen=None, max_plies: int = 200,
-             evaluator: str = "pst", delay: float = 0.5):
-    """Two AIs on one board; each gets its side at random (seeded), as in the thesis."""
-    from chesslab.play_widget import ChessGame
-    white, black = draw_sides(a, b, seed)
-    controller = GameController(white, black, fen=fen, seed=seed, max_plies=max_plies)
-    return ChessGame(controller, mode="watch", evaluator=evaluator, delay=delay,
-                     note=f"sides drawn at random (seed {seed}): White {controller.names[True]}"
-                          f", Black {controller.names[False]}")

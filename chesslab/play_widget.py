@@ -5,7 +5,8 @@ plus the marks: ``chesslab-selected``, ``chesslab-target``, ``chesslab-last``,
 ``chesslab-check``), coloured by a small style sheet in an ``HTML`` widget. All the
 rules live in ``chesslab.play.GameController``; this module only draws it and runs
 the AI in a background thread, so the board says "thinking", ignores clicks, and the
-rest of the notebook stays usable while the AI searches.
+rest of the notebook stays usable while the AI searches. ``play_vs_ai`` and
+``ai_vs_ai`` open a board in the two modes of the thesis.
 """
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ import chess
 import chess.svg
 import ipywidgets as widgets
 
-from chesslab.play import HUMAN, PROMOTION_PIECES, GameController, format_score
+from chesslab.evaluation import available_evaluators, load_evaluator
+from chesslab.play import (HUMAN, PROMOTION_PIECES, GameController, default_ai, draw_sides,
+                           format_score)
+from chesslab.stockfish import find_stockfish
 
 SQUARE_PX = 46
 _GLYPHS = {p: chess.UNICODE_PIECE_SYMBOLS[chess.piece_symbol(p)] + "\ufe0e"
@@ -57,23 +61,15 @@ _CSS = f"""<style>
 def _engine_names() -> list:
     """Player names the selectors offer: built-ins, trained models, Stockfish if installed."""
     names = ["random", "material", "pst", "minimax", "alphabeta"]
-    try:
-        from chesslab.evaluation import available_evaluators, load_evaluator
-        for name in available_evaluators():
-            if name not in names:
-                try:
-                    load_evaluator(name)
-                    names.append(name)
-                except (OSError, ValueError):
-                    pass      # a learned evaluator without its model file yet
-    except ImportError:
-        pass
-    try:
-        from chesslab.files import find_stockfish
-        if find_stockfish(required=False):
-            names += ["stockfish:1350", "stockfish:2000"]
-    except ImportError:
-        pass
+    for name in available_evaluators():
+        if name not in names:
+            try:
+                load_evaluator(name)
+                names.append(name)
+            except (OSError, ValueError):
+                pass      # a learned evaluator without its model file yet
+    if find_stockfish(required=False):
+        names += ["stockfish:1350", "stockfish:2000"]
     return names
 
 
@@ -457,7 +453,6 @@ class ChessGame(widgets.VBox):
             name = self.evaluator.value
             try:
                 if name not in self._evaluator_cache:
-                    from chesslab.evaluation import load_evaluator
                     self._evaluator_cache[name] = load_evaluator(name)
                 cp = float(self._evaluator_cache[name].evaluate(c.board))
             except Exception as exc:
@@ -491,3 +486,32 @@ def explanation_html(decision, orientation=chess.WHITE) -> str:
             f" ({decision.seconds:.1f} s)</div>{table}"
             f"<div>expected line: {html.escape(pv)}</div>"
             f"<div>{decision.svg(orientation)}</div>")
+
+
+def play_vs_ai(ai=None, human: str = "white", *, fen=None, seed: int = 0,
+               evaluator: str = "pst"):
+    """You against an AI on a clickable board (the thesis: you play White, first).
+
+    ``ai`` is a make_player spec or player; the default is ``THESIS_AI`` (the CNN at
+    depth 3, at most a second a move) when its model is trained, else ``FALLBACK_AI``
+    (the line under the status says so).
+    """
+    note = None
+    if ai is None:
+        ai, note = default_ai(seed)
+    human = human.lower()
+    if human not in ("white", "black"):
+        raise ValueError(f"human must be 'white' or 'black', got {human!r}")
+    white, black = (HUMAN, ai) if human == "white" else (ai, HUMAN)
+    controller = GameController(white, black, fen=fen, seed=seed)
+    return ChessGame(controller, mode="play", evaluator=evaluator, note=note)
+
+
+def ai_vs_ai(a, b, *, seed: int = 0, fen=None, max_plies: int = 200,
+             evaluator: str = "pst", delay: float = 0.5):
+    """Two AIs on one board; each gets its side at random (seeded), as in the thesis."""
+    white, black = draw_sides(a, b, seed)
+    controller = GameController(white, black, fen=fen, seed=seed, max_plies=max_plies)
+    return ChessGame(controller, mode="watch", evaluator=evaluator, delay=delay,
+                     note=f"sides drawn at random (seed {seed}): White {controller.names[True]}"
+                          f", Black {controller.names[False]}")

@@ -26,48 +26,30 @@ has ``close()`` (use ``with make_player(...) as p:`` for engines). Search player
 """
 from __future__ import annotations
 
-import random
 import re
 
 import chess
+import chess.engine
 
 from chesslab.evaluation import load_evaluator
+from chesslab.game import Player, outcome
+from chesslab.mcts import mcts_player
 from chesslab.search import Searcher, check_limits
+from chesslab.stockfish import find_stockfish, quit_engine, start_engine
+
+__all__ = ["Player", "RandomPlayer", "SearchPlayer", "StockfishPlayer", "EngineStopped",
+           "make_player", "MAX_DEPTH"]
 
 #: The setting a student plays against by default: answers in about a second.
 DEFAULT_PLAYER = "pst@1s"
 
 
-class Player:
-    """Base class: a name (the spec), a seeded random source, ``close()``."""
-
-    def __init__(self, name: str, seed: int = 0):
-        self.name = name
-        self.seed = seed
-        self.rng = random.Random(seed)
-        self.last_result = None
-
-    def choose_move(self, board: chess.Board) -> chess.Move:
-        raise NotImplementedError
-
-    def close(self):
-        """Release resources (engines); safe to call twice."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __repr__(self):
-        return f"<{type(self).__name__} {self.name}>"
-
-
 def _check_playable(board: chess.Board):
     if not isinstance(board, chess.Board):
         raise TypeError(f"choose_move needs a chess.Board, got {type(board).__name__}")
-    if board.is_game_over():
-        raise ValueError(f"the game is over ({board.result()}); there is no move to "
+    ended = outcome(board)
+    if ended is not None:
+        raise ValueError(f"the game is over ({ended.result()}); there is no move to "
                          f"choose in {board.fen()}")
 
 
@@ -122,8 +104,6 @@ class StockfishPlayer(Player):
     """Stockfish through ``chess.engine``, weakened by Elo or by skill level."""
 
     def __init__(self, elo=None, skill=None, time_limit=0.1, seed: int = 0, name=None):
-        from chesslab.files import find_stockfish, quit_engine, start_engine
-
         if (elo is None) == (skill is None):
             raise ValueError("give Stockfish either elo=... or skill=...")
         if not time_limit or time_limit <= 0:
@@ -156,8 +136,6 @@ class StockfishPlayer(Player):
         self.engine = engine
 
     def choose_move(self, board):
-        import chess.engine
-
         _check_playable(board)
         if self.engine is None:
             raise EngineStopped(f"{self.name} was closed; make a new player")
@@ -173,8 +151,6 @@ class StockfishPlayer(Player):
 
     def close(self):
         """Stop the engine; quiet if it has died (closing must not hide that error)."""
-        from chesslab.files import quit_engine
-
         if self.engine is not None:
             engine, self.engine = self.engine, None
             quit_engine(engine)
@@ -212,7 +188,6 @@ def make_player(spec, seed: int = 0) -> Player:
         return StockfishPlayer(elo=_int(arg, spec) if arg else 1350, time_limit=seconds,
                                seed=seed)
     if name == "mcts":
-        from chesslab.mcts import mcts_player   # imported here: mcts builds on this module
         return mcts_player(_int(arg, spec) if arg else None, time_limit, seed=seed,
                            name=str(spec))
     depth = _int(arg, spec) if arg else None

@@ -20,8 +20,16 @@ import time
 from pathlib import Path
 
 import chess
+from tqdm.auto import tqdm
 
-from .files import DATA_DIR, write_json_atomic
+from .arena import MatchResult, match, play_game
+from .data import DEFAULT_GAMES, read_games
+from .evaluation import load_evaluator
+from .files import DATA_DIR, MODELS_DIR, read_json, write_json_atomic
+from .parallel import parallel_map
+from .players import make_player
+from .search import search
+from .training import load, recipe_ablation, split
 
 RESULTS_DIR = DATA_DIR / "results"
 
@@ -48,9 +56,6 @@ def measure_depth_cost(depths=(1, 2, 3, 4), algorithms=("minimax", "alphabeta", 
     The thesis warns that the depth limit drives decision time: minimax's cost grows
     like (moves per position) ** depth; alpha-beta's roughly like its square root.
     """
-    from tqdm.auto import tqdm
-    from .evaluation import load_evaluator
-    from .search import search
     positions = dict(positions or DEPTH_COST_POSITIONS)
     ev = load_evaluator(evaluator)
     rows = []
@@ -71,7 +76,6 @@ def measure_depth_cost(depths=(1, 2, 3, 4), algorithms=("minimax", "alphabeta", 
 
 def _available(spec: str) -> bool:
     """Can this player be made here (its model file exists)?"""
-    from .players import make_player
     try:
         make_player(spec).close()
         return True
@@ -82,7 +86,6 @@ def _available(spec: str) -> bool:
 def run_tournament(players=TOURNAMENT_PLAYERS, games: int = 4, seed: int = 0,
                    max_plies: int = 300, progress=True) -> dict:
     """A round robin: every pair plays ``games`` games (colours alternate)."""
-    from .arena import match
     players = [p for p in players if _available(p)]
     pairs = {}
     for a, b in itertools.combinations(players, 2):
@@ -178,8 +181,6 @@ def held_out_openings(count: int, plies: int = 8, seed: int = 0,
     (the test part of ``Dataset.split(seed=seed)``), kept only where Stockfish's label
     of the position after them is within ``balanced_cp`` of equal: the shipped games
     open with 3-6 random plies, which can leave one side clearly better."""
-    from .data import DEFAULT_GAMES, read_games
-    from .training import load, split
     test = split(load(), seed=seed)[2]
     at_ply = {int(g): int(cp) for g, ply, cp in zip(test.game_id, test.ply, test.cp)
               if g >= 0 and ply == plies}
@@ -202,8 +203,6 @@ def held_out_openings(count: int, plies: int = 8, seed: int = 0,
 
 def _play_pair(job) -> list:
     """Both games of one opening (a as White, then b as White): [(pgn text, a's points)]."""
-    from .arena import play_game
-    from .players import make_player
     spec_a, spec_b, opening, seed, max_plies, resign_cp = job
     out = []
     with make_player(spec_a, seed=seed) as a, make_player(spec_b, seed=seed + 1) as b:
@@ -217,7 +216,6 @@ def _play_pair(job) -> list:
 
 def _model_tag(spec: str) -> str | None:
     """SHA-256 prefix of the model file a player spec reads (None for hand-written ones)."""
-    from .files import MODELS_DIR
     name = spec.split(":")[0].split("@")[0]
     path = MODELS_DIR / f"{name}.json"
     if name in ("material", "pst", "random", "minimax", "alphabeta", "stockfish") or \
@@ -235,8 +233,6 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
     Each finished pair of games is appended to ``checkpoint`` (a JSON-lines file) and a
     rerun with the same file plays only the pairs it lacks, so a match stopped after
     an hour loses at most one pair per worker."""
-    from .arena import MatchResult
-    from .mcts import parallel_map
     if games < 2 or games % 2:
         raise ValueError(f"games must be an even number >= 2 (each opening is played with "
                          f"both colours), got {games}")
@@ -305,7 +301,6 @@ def _finite(x):
 def record_match(entry: dict, path=MATCHES_PATH) -> None:
     """Add ``entry`` to the results file, replacing one of the same players, models,
     games and seed (a rerun, not a second result)."""
-    from .files import read_json
     doc = read_json(path, "results file") if path.exists() else {"matches": []}
     key = ("a", "b", "a_model", "b_model", "games", "seed")
     doc["matches"] = [m for m in doc["matches"]
@@ -315,7 +310,6 @@ def record_match(entry: dict, path=MATCHES_PATH) -> None:
 
 
 def _cli_recipe(args):
-    from .training import recipe_ablation
     data = recipe_ablation(args.nets, sample=args.sample)
     path = write_json_atomic(RESULTS_DIR / "recipe.json", {**data, **_stamp()}, indent=1)
     print(f"written to data/results/{path.name}")

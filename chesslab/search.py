@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 
 import chess
 
-from chesslab.evaluation import PIECE_VALUES
+from chesslab.evaluation import PIECE_VALUES, load_evaluator
+from chesslab.game import draw_by_rule
 
 #: Score of "mated right now"; a mate ``ply`` half-moves away scores MATE - ply.
 MATE = 100000
@@ -97,17 +98,6 @@ def white_to_side(value: float, turn: chess.Color, ply: int) -> float:
     elif value == -math.inf:
         value = -(MATE - ply)
     return value if turn == chess.WHITE else -value
-
-
-def draw_by_rule(board: chess.Board) -> bool:
-    """Drawn whatever the moves: the 50-move rule or insufficient material.
-
-    A move that mates on the 100th half-move still wins: mate comes before the rule.
-    """
-    if board.halfmove_clock >= 100:
-        return not board.is_checkmate()
-    return (not (board.pawns | board.rooks | board.queens)
-            and board.is_insufficient_material())
 
 
 class _Timeout(Exception):
@@ -577,7 +567,13 @@ class Searcher:
             raise _Timeout(None)
 
     def _is_draw(self, board, key):
-        """Draw by the 50-move rule, insufficient material or a repeated position."""
+        """Draw by the 50-move rule, insufficient material or a repeated position.
+
+        Not ``chesslab.game.outcome``: inside the search a position that repeats once
+        is already a draw (the side that repeats could not do better), and this runs
+        at every node, so it asks only the cheap position rules (``draw_by_rule``) and
+        a table of the positions on the current path.
+        """
         if draw_by_rule(board):
             return True
         # A repetition needs at least 4 reversible plies; ``key`` hashes python-chess's
@@ -755,7 +751,6 @@ def search(board: chess.Board, evaluator, depth: int | None = None,
     make exact).
     """
     if isinstance(evaluator, str):
-        from chesslab.evaluation import load_evaluator
         evaluator = load_evaluator(evaluator)
     if not isinstance(board, chess.Board):
         raise TypeError(f"search needs a chess.Board, got {type(board).__name__}")

@@ -67,6 +67,7 @@ from .nn import (ANN, CNN, Adam, BatchNorm, Sigmoid, conv_net, linear_pst_net, m
                  nnue_net, residual_net, save_model, sigmoid_mse, thesis_ann, thesis_cnn,
                  train_step)
 from .nnue import LinearPSTEvaluator, NNUEEvaluator
+from .search import search
 
 #: Labels and predictions are clipped to +-CLIP_CP before the MAE and the correlation.
 CLIP_CP = 1000
@@ -571,8 +572,6 @@ def search_metrics(evaluator, dataset: Dataset, depth: int = 1, sample: int = SE
     """Metrics of ``search(board, evaluator, depth).score`` (quiescence included): the
     evaluation as a search really uses it, on a seeded sample of ``dataset``; for all
     positions and separately for White and Black to move."""
-    from .search import search
-
     rng = np.random.default_rng(seed)
     rows = np.sort(rng.choice(len(dataset), min(sample, len(dataset)), replace=False))
     part = dataset.subset(rows)

@@ -20,7 +20,8 @@ import math
 import chess
 
 from chesslab.encoding import as_board
-from chesslab.search import MATE, draw_by_rule, white_to_side
+from chesslab.game import draw_by_rule, outcome
+from chesslab.search import MATE, white_to_side
 
 
 class Node:
@@ -49,10 +50,12 @@ class Node:
 
 
 def _no_moves_value(board: chess.Board, ply: int) -> int:
-    """White-view value of a position without legal moves: mate or stalemate."""
-    if not board.is_check():
+    """White-view value of a position without legal moves (``chesslab.game.outcome``):
+    checkmate ``ply`` plies from the root, or a draw (stalemate)."""
+    winner = outcome(board).winner
+    if winner is None:
         return 0
-    return -(MATE - ply) if board.turn == chess.WHITE else MATE - ply
+    return MATE - ply if winner == chess.WHITE else -(MATE - ply)
 
 
 class GameTree:

@@ -1,9 +1,13 @@
-"""chesslab.game: the one rule that ends a game, used by every play loop."""
+"""chesslab.game: the one rule that ends a game, adjudication, and the one play loop."""
+import random
+from types import SimpleNamespace
+
 import chess
 import pytest
 
 from chesslab.arena import play_game
-from chesslab.game import outcome
+from chesslab.game import (Player, adjudicate_draw, adjudicate_material, draw_by_rule, outcome,
+                           play, resign_verdict, result_for)
 from chesslab.play import game_over
 from chesslab.players import make_player
 
@@ -57,3 +61,104 @@ def test_threefold_only_when_the_position_occurred_three_times():
 def test_outcome_names_a_wrong_argument():
     with pytest.raises(TypeError, match="chess.Board"):
         outcome("8/8/8/8/8/8/8/8 w - - 0 1")
+
+
+# ---------------------------------------------------------------- the rules in one place
+
+def test_draw_by_rule_is_the_part_of_outcome_a_search_needs():
+    """``draw_by_rule`` (asked at every node of a search) never calls a position drawn
+    that ``outcome`` would not, and catches every 50-move and material draw it sees."""
+    rng = random.Random(3)
+    kinds = set()
+    for start in (chess.STARTING_FEN, "8/8/4k3/8/2n5/4K3/4B3/8 w - - 90 80",
+                  "8/8/4k3/8/8/4K3/4R3/8 w - - 97 80"):
+        for _ in range(40):
+            board = chess.Board(start)
+            while True:
+                ended = outcome(board)
+                if draw_by_rule(board):
+                    assert ended is not None and ended.winner is None
+                if ended is not None:
+                    kinds.add(ended.termination)
+                    if ended.termination in (chess.Termination.FIFTY_MOVES,
+                                             chess.Termination.INSUFFICIENT_MATERIAL):
+                        assert draw_by_rule(board)
+                    break
+                board.push(rng.choice(list(board.legal_moves)))
+    assert {chess.Termination.FIFTY_MOVES, chess.Termination.INSUFFICIENT_MATERIAL} <= kinds
+
+
+# ---------------------------------------------------------------- the loop
+
+class Scripted(Player):
+    """Plays the given UCI moves in turn, reporting a fixed search score."""
+
+    def __init__(self, name, moves, score=None):
+        super().__init__(name)
+        self.moves, self.score, self.seen = list(moves), score, []
+
+    def choose_move(self, board):
+        self.seen.append(board.fen())
+        board.push(chess.Move.null())          # a player may scribble on its copy
+        self.last_result = SimpleNamespace(score=self.score)
+        return chess.Move.from_uci(self.moves.pop(0))
+
+
+def test_play_records_the_game_and_calls_on_move_before_each_move():
+    start = chess.Board()
+    start.push_san("e4")
+    white = Scripted("w", ["g1f3", "f3g1"])
+    black = Scripted("b", ["e7e5", "b8c6"])
+    calls = []
+    game = play(white, black, start, max_plies=4,
+                on_move=lambda board, move, player: calls.append((board.fen(), move, player)))
+    assert [m.uci() for m in game.mainline_moves()] == ["e2e4", "e7e5", "g1f3", "b8c6", "f3g1"]
+    assert start.move_stack == [chess.Move.from_uci("e2e4")]   # the start is not changed
+    assert [player for _, _, player in calls] == [black, white, black, white]
+    assert calls[0][0] == start.fen() and calls[1][1] == chess.Move.from_uci("g1f3")
+    assert black.seen[0] == start.fen()
+    assert dict(game.headers) | {"Date": "-"} == {
+        "Event": "?", "Site": "?", "Date": "-", "Round": "?", "White": "w", "Black": "b",
+        "Result": "1/2-1/2", "Termination": "move cap", "PlyCount": "5"}
+
+
+def test_the_move_cap_is_adjudicated_as_asked():
+    queen_up = "4k3/8/8/8/8/8/3QK3/8 w - - 0 1"
+    shuffle = ["e2e3", "e8f8", "e3e2", "f8e8"]
+    for adjudicate, result in ((adjudicate_draw, "1/2-1/2"), (adjudicate_material, "1-0")):
+        game = play(Scripted("w", shuffle[::2]), Scripted("b", shuffle[1::2]), queen_up,
+                    max_plies=4, adjudicate=adjudicate)
+        assert (game.headers["Result"], game.headers["Termination"]) == (result, "move cap")
+    assert adjudicate_material(chess.Board("4k3/8/8/8/8/8/3PK3/8 w - - 0 1")) == "1/2-1/2"
+    game = play(Scripted("w", []), Scripted("b", []), queen_up, max_plies=0)
+    assert game.headers["PlyCount"] == "0" and game.headers["Termination"] == "move cap"
+
+
+def test_the_resign_rule_needs_both_sides_to_agree():
+    assert resign_verdict([600, 700, 550, 900], 500) == (
+        "1-0", "adjudicated: both engines see White 500+ cp ahead")
+    assert resign_verdict([-600, -700, -550, -900], 500)[0] == "0-1"
+    assert resign_verdict([600, 700, 450, 900], 500) is None      # one side disagrees
+    assert resign_verdict([600, 700, None, 900], 500) is None     # one reported nothing
+    assert resign_verdict([600, 700, 900], 500) is None           # too few plies
+    assert resign_verdict([600] * 4, None) is None                # the rule is off
+    shuffle = ["e2e3", "e8f8", "e3e2", "f8e8"] * 2
+    game = play(Scripted("w", shuffle[::2], 900), Scripted("b", shuffle[1::2], 900),
+                "4k3/8/8/8/8/8/3QK3/8 w - - 0 1", resign_cp=500, resign_plies=3)
+    assert game.headers["Result"] == "1-0" and game.headers["PlyCount"] == "3"
+
+
+def test_play_names_bad_inputs():
+    with pytest.raises(TypeError, match="a game needs players .* as black"):
+        play(make_player("random"), "random")
+    with pytest.raises(ValueError, match="start is not a FEN"):
+        play(make_player("random"), make_player("random"), "not a fen")
+    with pytest.raises(ValueError, match="max_plies .* at least 0, got -1"):
+        play(make_player("random"), make_player("random"), max_plies=-1)
+    with pytest.raises(ValueError, match="w chose the illegal move e2e5"):
+        play(Scripted("w", ["e2e5"]), Scripted("b", []))
+
+
+def test_result_for_each_side():
+    assert [result_for(r, chess.WHITE) for r in ("1-0", "0-1", "1/2-1/2")] == [1, -1, 0]
+    assert [result_for(r, chess.BLACK) for r in ("1-0", "0-1", "1/2-1/2")] == [-1, 1, 0]

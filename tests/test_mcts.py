@@ -1,13 +1,14 @@
 """MCTS: visit counts, noise only at the root, legal moves only, mates, value signs,
-draws, tree reuse, self-play records, the arena gate, the player spec."""
+draws (the same rule as chesslab.game.outcome), tree reuse, the player spec."""
 import chess
 import numpy as np
 import pytest
 
 from chesslab.encoding import legal_indices, move_to_index, planes9_batch
-from chesslab.mcts import (MCTS, GATE_SCORE, MCTSPlayer, ReplayBuffer, arena, endgame_starts,
-                           gate, mate_test, mcts_player, record_starts, self_play_game,
-                           terminal_value, uniform_evaluate, visit_policy)
+import random
+
+from chesslab.game import outcome
+from chesslab.mcts import MCTS, MCTSPlayer, mcts_player, terminal_value, visit_policy
 from chesslab import mcts as mcts_module
 from chesslab.players import make_player
 from chesslab.policy_value import PolicyValueNet, save_policy_value
@@ -119,6 +120,31 @@ def test_draws_score_zero():
         assert root.N[a] > 0 and root.q()[a] == draw_value
 
 
+def test_the_leaf_rule_is_chesslab_game_outcome():
+    """The search's fast test of a new leaf agrees with ``terminal_value`` (which asks
+    ``chesslab.game.outcome``) on every position of random games, both draw values:
+    mates, stalemates, bare kings, repetitions and the 50-move rule included."""
+    rng = random.Random(7)
+    seen = set()
+    shuffle = [chess.Move.from_uci(u) for u in ["g1f3", "g8f6", "f3g1", "f6g8"] * 2]
+    for game in range(60):
+        board = chess.Board("8/8/4k3/8/8/4K3/4R3/8 w - - 96 80" if game % 3 == 0
+                            else chess.STARTING_FEN)
+        script = shuffle if game % 3 == 1 else []     # knights out and back: threefold
+        for ply in range(300):
+            moves = list(board.generate_legal_moves())
+            for draw_value in (0.0, -1.0):
+                fast = MCTS(draw_value=draw_value)._leaf_value(board, moves)
+                assert fast == terminal_value(board, draw_value), board.fen()
+            ended = outcome(board)
+            if ended is not None:
+                seen.add(ended.termination)
+                break
+            board.push(script[ply] if ply < len(script) else rng.choice(moves))
+    assert {chess.Termination.THREEFOLD_REPETITION, chess.Termination.FIFTY_MOVES,
+            chess.Termination.INSUFFICIENT_MATERIAL} <= seen
+
+
 def test_tree_reuse_after_a_move(net):
     board = chess.Board()
     mcts = MCTS(net, simulations=50)
@@ -140,81 +166,6 @@ def test_temperature():
     np.testing.assert_allclose(visit_policy(Root, 0), [0, 0, 1])
     hot = visit_policy(Root, 2.0)
     assert hot[0] > 0.1 and hot[2] < 0.6
-
-
-def test_self_play_records(net):
-    start = "8/8/8/8/3k4/8/Q7/K7 w - - 0 1"
-    game = self_play_game(net, start, simulations=16, max_plies=12, draw_value=-1.0, seed=1)
-    assert game["records"] and len(game["records"]) == len(game["moves"])
-    for rec in game["records"]:
-        board = chess.Board(rec["fen"])
-        assert sorted(rec["legal"]) == sorted(legal_indices(board).tolist())
-        assert np.isclose(sum(rec["pi"]), 1, atol=1e-3)
-        white = rec["turn"] == "w"
-        expected = {"1-0": 1, "0-1": -1}[game["result"]] * (1 if white else -1)
-        assert rec["z"] == expected        # draws count as White's failure in this task
-        assert -1.0 <= rec["q"] <= 1.0     # the search's value of the position
-    buf = ReplayBuffer(capacity=5)
-    buf.add(game["records"])
-    assert len(buf) == min(5, len(game["records"]))
-    assert ReplayBuffer.from_json(buf.to_json()).rows == buf.rows
-
-
-def test_endgame_starts_and_gate():
-    starts = endgame_starts(6, "QR", seed=1)
-    assert len(set(starts)) == 6
-    for fen in starts:
-        board = chess.Board(fen)
-        assert board.is_valid() and board.turn == chess.WHITE and len(board.piece_map()) == 3
-    for fen in endgame_starts(4, seed=2, level=0):
-        board = chess.Board(fen)
-        bk, wk = board.king(chess.BLACK), board.king(chess.WHITE)
-        assert chess.square_distance(bk, wk) == 2
-    # the same network against itself scores exactly 1/2: not enough to replace the best
-    accepted, result = gate(uniform_evaluate, uniform_evaluate, starts[:2], simulations=8,
-                            max_plies=10, draw_value=-1.0)
-    assert result["games"] == 4 and result["score"] == 0.5 and not accepted
-    assert GATE_SCORE == 0.55
-    res = mate_test(uniform_evaluate, endgame_starts(2, seed=3, level=0), 30, max_moves=3)
-    assert len(res["per_start"]) == 2
-
-
-def test_arena_in_two_processes_plays_the_same_games(net):
-    # a weak net against the uniform prior; each game carries its own seeds, so the
-    # processes that play them do not change any result
-    other = PolicyValueNet(8, 1, policy_k=8, seed=5).eval()
-    starts = ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
-              "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"]
-    one = arena(net, other, starts, simulations=8, max_plies=12, adjudicate=mcts_module.
-                adjudicate_material)
-    two = arena(net, other, starts, simulations=8, max_plies=12, adjudicate=mcts_module.
-                adjudicate_material, workers=2)
-    assert one == two and one["games"] == 4
-
-
-def test_record_starts_come_from_game_records():
-    from chesslab.data import DEFAULT_GAMES, read_games
-
-    games = read_games(DEFAULT_GAMES, limit=40)
-    fens = record_starts(12, seed=3, records=games)
-    assert len(fens) == 12 and len(set(fens)) == 12
-    assert fens == record_starts(12, seed=3, records=games)
-    assert fens != record_starts(12, seed=4, records=games)
-    for fen in fens:
-        board = chess.Board(fen)
-        assert board.is_valid() and not board.is_game_over()
-        assert 8 <= 2 * (board.fullmove_number - 1) + (board.turn == chess.BLACK) <= 40
-
-
-def test_selfplay_cli_rejects_options_of_the_other_task(tmp_path, capsys):
-    from chesslab.__main__ import main
-
-    assert main(["selfplay", "endgame", "--workdir", str(tmp_path), "--starts", "records",
-                 "--anchor", "100"]) == 2
-    assert "--starts, --anchor only apply to the full game" in capsys.readouterr().err
-    assert main(["selfplay", "full", "--workdir", str(tmp_path), "--piece", "R"]) == 2
-    assert "--piece only applies" in capsys.readouterr().err
-    assert not any(tmp_path.iterdir())          # nothing was started
 
 
 def test_mcts_player_spec(tmp_path, net, monkeypatch):

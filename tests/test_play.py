@@ -470,14 +470,13 @@ def test_widget_shows_an_ai_error_on_the_status_line(widget_module):
 
 
 # ---------------------------------------------------------------- real players
-def test_play_vs_ai_with_real_players():
-    pytest.importorskip("chesslab.players")
-    game = play.play_vs_ai(ai="random", seed=3)
+def test_play_vs_ai_with_real_players(widget_module):
+    game = widget_module.play_vs_ai(ai="random", seed=3)
     assert repr(game) == "ChessGame(play: White you, Black AI)"
     game.click("d2")
     game.click("d4")
     assert game.wait(10) and game.controller.ply == 2
-    match = play.ai_vs_ai("random", "material:1", seed=5)
+    match = widget_module.ai_vs_ai("random", "material:1", seed=5)
     white, black = draw_sides("random", "material:1", 5)
     assert match.controller.names == {chess.WHITE: white, chess.BLACK: black}
     assert f"White {white}" in match.note.value

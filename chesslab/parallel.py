@@ -1,0 +1,118 @@
+"""The one pool of workers: games, self-play and Stockfish labels run through ``parallel_map``.
+
+Every job (a game, a chunk of positions to label) is independent and carries its own
+seed, so the results, returned in job order, are the same for any number of workers.
+
+``workers`` is a count (1: this process, no pool; N: N fresh processes) or any
+``concurrent.futures.Executor``: a ``ThreadPoolExecutor``, a ``ProcessPoolExecutor`` of
+your own, or a distributed one such as Dask's ``Client.get_executor()``, so a teacher
+with a lab of machines can spread a long run over them. The function and the jobs must
+then be picklable (module-level functions, plain data), as for processes.
+
+numpy's BLAS runs on one thread in chesslab (``one_blas_thread``, called when the
+package is imported): our matrices are small, and two busy processes on two cores
+beat four threads fighting over them.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import glob
+import multiprocessing
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor
+
+__all__ = ["parallel_map", "one_blas_thread", "BLAS_VARIABLES"]
+
+#: The environment variables that set the BLAS thread count (read when numpy loads).
+BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def one_blas_thread() -> None:
+    """Run numpy's BLAS on one thread unless the user chose a thread count.
+
+    Our matrices are small: on a 2-core laptop a second BLAS thread mostly fights the
+    Jupyter kernel and the AI's search for the CPU (measured: a batch-8 forward pass of
+    the conv net took 0.8 ms on one thread and 85 ms on two while the machine was busy).
+    The environment variables work only before numpy is loaded (and are inherited by
+    worker processes and notebook kernels); in a notebook numpy is usually loaded first
+    (by matplotlib), so the bundled OpenBLAS is also told directly.
+    """
+    if any(var in os.environ for var in BLAS_VARIABLES):
+        return
+    for var in BLAS_VARIABLES:
+        os.environ[var] = "1"
+    try:
+        import numpy     # here, not at the top: numpy must load after the variables are set
+        libs = os.path.join(os.path.dirname(numpy.__file__), os.pardir, "numpy.libs")
+        for path in glob.glob(os.path.join(libs, "*openblas*")):
+            lib = ctypes.CDLL(path)
+            for name in ("scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_",
+                         "openblas_set_num_threads"):
+                setter = getattr(lib, name, None)
+                if setter is not None:
+                    setter(1)
+                    break
+    except Exception:   # best effort: another BLAS build, or no bundled library
+        pass
+
+
+@contextlib.contextmanager
+def _one_thread_in_children():
+    """While a pool starts: its processes run BLAS on one thread, whatever this one does."""
+    saved = {k: os.environ.get(k) for k in BLAS_VARIABLES}
+    os.environ.update({k: "1" for k in BLAS_VARIABLES})
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def parallel_map(function, jobs, workers: int | Executor = 1, on_result=None,
+                 chunksize: int = 1) -> list:
+    """``[function(job) for job in jobs]``, in this process, in ``workers`` processes, or
+    on an executor you pass as ``workers``.
+
+    ``on_result(index, result)`` is called as each result arrives, in job order, so a
+    long run can save its finished work as it goes. ``chunksize`` jobs go to a process
+    at a time (many small jobs, such as positions to label, travel cheaper in chunks).
+    """
+    jobs = list(jobs)
+    on_result = on_result or (lambda index, result: None)
+    if isinstance(workers, Executor):
+        results = _in_order(workers, function, jobs)
+    elif isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a number of processes (1 or more) or a "
+                         f"concurrent.futures.Executor, got {workers!r}")
+    elif workers == 1 or len(jobs) <= 1:
+        results = map(function, jobs)
+    else:
+        results = _in_processes(function, jobs, workers, chunksize)
+    out = []
+    for i, result in enumerate(results):
+        out.append(result)
+        on_result(i, result)
+    return out
+
+
+def _in_order(executor: Executor, function, jobs):
+    """Submit every job, then yield the results in job order (any Executor has submit)."""
+    futures = [executor.submit(function, job) for job in jobs]
+    try:
+        for future in futures:
+            yield future.result()
+    finally:
+        for future in futures:          # an error (or Ctrl-C): drop the jobs not started
+            future.cancel()
+
+
+def _in_processes(function, jobs, workers, chunksize):
+    """Yield the results in job order from a pool of fresh processes (closed at the end)."""
+    context = multiprocessing.get_context("spawn")   # the same on Linux, macOS, Windows
+    with _one_thread_in_children(), \
+            ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
+        yield from pool.map(function, jobs, chunksize=chunksize)

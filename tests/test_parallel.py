@@ -1,0 +1,71 @@
+"""chesslab.parallel: one pool for every parallel job, any executor, one BLAS thread."""
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from chesslab.parallel import BLAS_VARIABLES, parallel_map
+
+
+def square(x):
+    return x * x
+
+
+def blas_threads(_job):
+    return os.environ.get("OPENBLAS_NUM_THREADS")
+
+
+def fails_on_three(x):
+    if x == 3:
+        raise ArithmeticError(f"job {x} failed")
+    return x
+
+
+@pytest.mark.parametrize("workers", [1, 2, "threads"])
+def test_results_and_callbacks_come_in_job_order(workers):
+    jobs = list(range(12))
+    calls = []
+    if workers == "threads":
+        with ThreadPoolExecutor(3) as executor:
+            out = parallel_map(square, jobs, executor, on_result=lambda i, r: calls.append((i, r)))
+    else:
+        out = parallel_map(square, jobs, workers, on_result=lambda i, r: calls.append((i, r)),
+                           chunksize=4)
+    assert out == [j * j for j in jobs]
+    assert calls == list(enumerate(out))
+
+
+def test_an_executor_really_runs_the_jobs_on_its_threads():
+    names = set()
+
+    def where(job):
+        names.add(threading.current_thread().name)
+        return job
+
+    with ThreadPoolExecutor(2, thread_name_prefix="lab") as executor:
+        assert parallel_map(where, range(8), executor) == list(range(8))
+    assert names and all(name.startswith("lab") for name in names)
+
+
+def test_a_failing_job_raises_and_the_rest_is_dropped():
+    with ThreadPoolExecutor(1) as executor:
+        with pytest.raises(ArithmeticError, match="job 3 failed"):
+            parallel_map(fails_on_three, range(50), executor)
+    with pytest.raises(ArithmeticError, match="job 3 failed"):
+        parallel_map(fails_on_three, range(5), 1)
+
+
+@pytest.mark.parametrize("workers", [0, -2, 1.5, True, "2", None])
+def test_a_senseless_worker_count_is_a_clear_error(workers):
+    with pytest.raises(ValueError, match="workers must be a number of processes .* or a "
+                                         "concurrent.futures.Executor"):
+        parallel_map(square, [1, 2], workers)
+
+
+def test_worker_processes_get_one_blas_thread_and_ours_is_restored(monkeypatch):
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    seen = parallel_map(blas_threads, [0, 1], 2)
+    assert seen == ["1", "1"]
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
+    assert set(BLAS_VARIABLES) == {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}

@@ -1,0 +1,121 @@
+"""Self-play: training records, the replay buffer, the task's scoring of draws, the
+arena gate (in processes or threads), the endgame curriculum, starts from records,
+the CLI."""
+from concurrent.futures import ThreadPoolExecutor
+
+import chess
+import numpy as np
+import pytest
+
+from chesslab.__main__ import main
+from chesslab.data import DEFAULT_GAMES, read_games
+from chesslab.encoding import legal_indices
+from chesslab.game import adjudicate_material, play
+from chesslab.mcts import uniform_evaluate
+from chesslab.policy_value import PolicyValueNet
+from chesslab.selfplay import (GATE_SCORE, CentreDefender, ReplayBuffer, endgame_starts, gate,
+                               mate_test, net_match, record_starts, scored_result,
+                               self_play_game)
+
+
+@pytest.fixture(scope="module")
+def net():
+    return PolicyValueNet(8, 1, policy_k=8, seed=0).eval()
+
+
+def test_self_play_records(net):
+    start = "8/8/8/8/3k4/8/Q7/K7 w - - 0 1"
+    game = self_play_game(net, start, simulations=16, max_plies=12, draw_value=-1.0, seed=1)
+    assert game["records"] and len(game["records"]) == len(game["moves"])
+    for rec in game["records"]:
+        board = chess.Board(rec["fen"])
+        assert sorted(rec["legal"]) == sorted(legal_indices(board).tolist())
+        assert np.isclose(sum(rec["pi"]), 1, atol=1e-3)
+        white = rec["turn"] == "w"
+        expected = {"1-0": 1, "0-1": -1}[game["result"]] * (1 if white else -1)
+        assert rec["z"] == expected        # draws count as White's failure in this task
+        assert -1.0 <= rec["q"] <= 1.0     # the search's value of the position
+    buf = ReplayBuffer(capacity=5)
+    buf.add(game["records"])
+    assert len(buf) == min(5, len(game["records"]))
+    assert ReplayBuffer.from_json(buf.to_json()).rows == buf.rows
+
+
+def test_endgame_starts_and_gate():
+    starts = endgame_starts(6, "QR", seed=1)
+    assert len(set(starts)) == 6
+    for fen in starts:
+        board = chess.Board(fen)
+        assert board.is_valid() and board.turn == chess.WHITE and len(board.piece_map()) == 3
+    for fen in endgame_starts(4, seed=2, level=0):
+        board = chess.Board(fen)
+        bk, wk = board.king(chess.BLACK), board.king(chess.WHITE)
+        assert chess.square_distance(bk, wk) == 2
+    # the same network against itself scores exactly 1/2: not enough to replace the best
+    accepted, result = gate(uniform_evaluate, uniform_evaluate, starts[:2], simulations=8,
+                            max_plies=10, draw_value=-1.0)
+    assert result["games"] == 4 and result["score"] == 0.5 and not accepted
+    assert GATE_SCORE == 0.55
+    res = mate_test(uniform_evaluate, endgame_starts(2, seed=3, level=0), 30, max_moves=3)
+    assert len(res["per_start"]) == 2
+
+
+def test_net_match_in_two_processes_or_threads_plays_the_same_games(net):
+    # a weak net against the uniform prior; each game carries its own seeds, so the
+    # processes that play them do not change any result
+    other = PolicyValueNet(8, 1, policy_k=8, seed=5).eval()
+    starts = ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+              "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"]
+    one = net_match(net, other, starts, simulations=8, max_plies=12,
+                    adjudicate=adjudicate_material)
+    two = net_match(net, other, starts, simulations=8, max_plies=12,
+                    adjudicate=adjudicate_material, workers=2)
+    with ThreadPoolExecutor(2) as executor:
+        three = net_match(net, other, starts, simulations=8, max_plies=12,
+                          adjudicate=adjudicate_material, workers=executor)
+    assert one == two == three and one["games"] == 4
+
+
+def test_record_starts_come_from_game_records():
+    games = read_games(DEFAULT_GAMES, limit=40)
+    fens = record_starts(12, seed=3, records=games)
+    assert len(fens) == 12 and len(set(fens)) == 12
+    assert fens == record_starts(12, seed=3, records=games)
+    assert fens != record_starts(12, seed=4, records=games)
+    for fen in fens:
+        board = chess.Board(fen)
+        assert board.is_valid() and not board.is_game_over()
+        assert 8 <= 2 * (board.fullmove_number - 1) + (board.turn == chess.BLACK) <= 40
+
+
+def test_selfplay_cli_rejects_options_of_the_other_task(tmp_path, capsys):
+    assert main(["selfplay", "endgame", "--workdir", str(tmp_path), "--starts", "records",
+                 "--anchor", "100"]) == 2
+    assert "--starts, --anchor only apply to the full game" in capsys.readouterr().err
+    assert main(["selfplay", "full", "--workdir", str(tmp_path), "--piece", "R"]) == 2
+    assert "--piece only applies" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())          # nothing was started
+
+
+def test_a_draw_is_whites_failure_in_the_endgame_task():
+    # Black to move, stalemated: a draw by the rules; at the move cap, a draw by adjudication
+    stalemate = play(CentreDefender(), CentreDefender(), "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    capped = play(CentreDefender(), CentreDefender(), "8/8/4k3/8/8/4K3/4Q3/8 w - - 0 1",
+                  max_plies=2)
+    for game in (stalemate, capped):
+        assert game.headers["Result"] == "1/2-1/2"
+        assert scored_result(game, 0.0) == "1/2-1/2" and scored_result(game, -1.0) == "0-1"
+    assert capped.headers["Termination"] == "move cap"
+    with pytest.raises(ValueError, match="draw_value must be 0"):
+        self_play_game(uniform_evaluate, draw_value=0.5)
+
+
+def test_self_play_records_each_move_before_it_is_played():
+    game = self_play_game(uniform_evaluate, simulations=8, max_plies=6, seed=3)
+    board = chess.Board()
+    for rec, uci in zip(game["records"], game["moves"]):
+        assert rec["fen"] == board.fen() and rec["turn"] == "wb"[board.turn == chess.BLACK]
+        assert chess.Move.from_uci(uci) in board.legal_moves
+        board.push_uci(uci)
+    assert len(game["moves"]) == 6 and game["termination"] == "move cap"
+    assert game == self_play_game(uniform_evaluate, simulations=8, max_plies=6, seed=3)
