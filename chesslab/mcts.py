@@ -973,60 +973,6 @@ def held_out_scores(net, rows, batch: int = 256) -> tuple[float, float]:
     return hits / max(len(rows), 1), squared / max(len(rows), 1)
 
 
-# ---------------------------------------------------------------------- pictures
-
-def search_svg(board: chess.Board, result: MCTSResult, top: int = 4, size: int = 320):
-    """The board with an arrow for each of the ``top`` most visited moves (the most
-    visited in green)."""
-    import chess.svg
-
-    order = np.argsort(-result.visits, kind="stable")[:top]
-    arrows = [chess.svg.Arrow(result.moves[i].from_square, result.moves[i].to_square,
-                              color="#15781B" if k == 0 else "#888888")
-              for k, i in enumerate(order)]
-    return chess.svg.board(board, arrows=arrows, size=size)
-
-
-def plot_search(board: chess.Board, result: MCTSResult, top: int = 10, axes=None):
-    """Bar charts of the visit count N and the mean value Q of the most visited moves."""
-    import matplotlib.pyplot as plt
-
-    order = np.argsort(-result.visits, kind="stable")[:top]
-    names = [board.san(result.moves[i]) for i in order]
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(9, 3))
-    axes[0].bar(names, result.visits[order], color="#4C72B0")
-    axes[0].set_title(f"visits N ({int(result.visits.sum())} simulations)")
-    axes[1].bar(names, result.q[order], color=["#55A868" if q >= 0 else "#C44E52"
-                                              for q in result.q[order]])
-    axes[1].axhline(0, color="black", lw=0.8)
-    axes[1].set_ylim(-1, 1)
-    axes[1].set_title("mean value Q for the side to move")
-    for ax in axes:
-        ax.tick_params(axis="x", rotation=45)
-    return axes
-
-
-def plot_curve(curve, axes=None, label=None, max_moves: int = 25):
-    """The endgame learning curve: mate rate, and White's moves per test start (a start
-    not mated counts as the ``max_moves`` cap, so fewer is better on both counts)."""
-    import matplotlib.pyplot as plt
-
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(9, 3))
-    its = [r["iteration"] for r in curve]
-    axes[0].plot(its, [r["mate_rate"] for r in curve], "o-", label=label)
-    axes[0].set_ylim(0, 1)
-    axes[0].set_title("mate rate on the test starts")
-    moves = [np.mean([max_moves if m is None else m for m in r["per_start"]]) for r in curve]
-    axes[1].plot(its, moves, "o-", label=label)
-    axes[1].set_title(f"moves to mate (not mated = {max_moves})")
-    for ax in axes:
-        ax.set_xlabel("self-play iteration")
-        ax.grid(alpha=0.3)
-    return axes
-
-
 # ---------------------------------------------------------------------- command line
 
 def register_cli(subparsers) -> None:
