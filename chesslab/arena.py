@@ -19,7 +19,6 @@ confidence interval and the Elo difference it implies.
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import dataclass, field
 
 import chess
@@ -112,13 +111,6 @@ def _decided(recent, resign_cp, resign_plies):
     if max(recent) <= -resign_cp:
         return "0-1", f"adjudicated: both engines see Black {resign_cp:g}+ cp ahead"
     return None
-
-
-def play_random_sides(player_a: Player, player_b: Player, seed: int = 0, **kwargs):
-    """AI vs AI with the sides drawn at random (the thesis): (game, a_was_white)."""
-    a_white = random.Random(seed).random() < 0.5
-    white, black = (player_a, player_b) if a_white else (player_b, player_a)
-    return play_game(white, black, **kwargs), a_white
 
 
 @dataclass

@@ -34,10 +34,6 @@ import chess
 from chesslab.evaluation import load_evaluator
 from chesslab.search import Searcher, check_limits
 
-#: The setting a student plays against by default: answers in about a second.
-DEFAULT_PLAYER = "pst@1s"
-
-
 class Player:
     """Base class: a name (the spec), a seeded random source, ``close()``."""
 
