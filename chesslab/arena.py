@@ -186,36 +186,6 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
     return result
 
 
-def plot_results(rows, ax=None, title=None):
-    """Stacked bars of won / drawn / lost games, one bar per match.
-
-    ``rows``: ``(label, wins, draws, losses)`` tuples, drawn top to bottom; the score
-    (1 per win, 1/2 per draw) is written at the end of each bar.
-    """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 0.9 + 0.45 * len(rows)), layout="constrained")
-    labels = [r[0] for r in rows]
-    y = list(range(len(rows)))[::-1]
-    left = [0] * len(rows)
-    for k, (name, color) in enumerate((("won", "#4c9a2a"), ("drawn", "#b0b0b0"),
-                                       ("lost", "#c0392b"))):
-        counts = [r[1 + k] for r in rows]
-        ax.barh(y, counts, left=left, color=color, label=name)
-        left = [a + b for a, b in zip(left, counts)]
-    for yi, (_, w, d, l), total in zip(y, rows, left):
-        if total:
-            ax.text(total, yi, f"  {(w + d / 2) / total:.2f}", va="center")
-    ax.set_yticks(y, labels)
-    ax.set_xlabel("games")
-    ax.set_xlim(0, max(left + [1]) * 1.15)
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
-    if title:
-        ax.set_title(title)
-    return ax
-
-
 def save_pgn(games, path):
     """Write games to one PGN file (atomically)."""
     with atomic_path(path, suffix=".pgn.tmp") as tmp:

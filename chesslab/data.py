@@ -426,13 +426,6 @@ def split_by_game(game_ids, fractions=(0.8, 0.1, 0.1), seed: int = 0):
     return tuple(np.flatnonzero(part == k) for k in range(len(fractions)))
 
 
-def deduplicate(dataset: Dataset) -> Dataset:
-    """Keep the first row of every position (see :func:`position_key`)."""
-    _, first = np.unique([position_key(f) for f in dataset.fen.tolist()],
-                         return_index=True)
-    return dataset.subset(np.sort(first))
-
-
 def make_dataset(rows, metadata=None) -> Dataset:
     """A Dataset from row dicts with keys fen, cp, wdl, source, game_id, ply, result,
     sampled_by_rule."""

@@ -371,33 +371,3 @@ def mcts_player(simulations: int | None = 300, time_limit: float | None = None,
                                     else f"mcts@{time_limit:g}s"))
 
 
-# ---------------------------------------------------------------------- pictures
-
-def search_svg(board: chess.Board, result: MCTSResult, top: int = 4, size: int = 320):
-    """The board with an arrow for each of the ``top`` most visited moves (the most
-    visited in green)."""
-    order = np.argsort(-result.visits, kind="stable")[:top]
-    arrows = [chess.svg.Arrow(result.moves[i].from_square, result.moves[i].to_square,
-                              color="#15781B" if k == 0 else "#888888")
-              for k, i in enumerate(order)]
-    return chess.svg.board(board, arrows=arrows, size=size)
-
-
-def plot_search(board: chess.Board, result: MCTSResult, top: int = 10, axes=None):
-    """Bar charts of the visit count N and the mean value Q of the most visited moves."""
-    import matplotlib.pyplot as plt
-
-    order = np.argsort(-result.visits, kind="stable")[:top]
-    names = [board.san(result.moves[i]) for i in order]
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(9, 3))
-    axes[0].bar(names, result.visits[order], color="#4C72B0")
-    axes[0].set_title(f"visits N ({int(result.visits.sum())} simulations)")
-    axes[1].bar(names, result.q[order], color=["#55A868" if q >= 0 else "#C44E52"
-                                              for q in result.q[order]])
-    axes[1].axhline(0, color="black", lw=0.8)
-    axes[1].set_ylim(-1, 1)
-    axes[1].set_title("mean value Q for the side to move")
-    for ax in axes:
-        ax.tick_params(axis="x", rotation=45)
-    return axes

@@ -40,8 +40,6 @@ from chesslab.stockfish import find_stockfish, quit_engine, start_engine
 __all__ = ["Player", "RandomPlayer", "SearchPlayer", "StockfishPlayer", "EngineStopped",
            "make_player", "MAX_DEPTH"]
 
-#: The setting a student plays against by default: answers in about a second.
-DEFAULT_PLAYER = "pst@1s"
 
 
 def _check_playable(board: chess.Board):

@@ -445,26 +445,6 @@ def _summary(row) -> str:
     return ", ".join(parts)
 
 
-def plot_curve(curve, axes=None, label=None, max_moves: int = 25):
-    """The endgame learning curve: mate rate, and White's moves per test start (a start
-    not mated counts as the ``max_moves`` cap, so fewer is better on both counts)."""
-    import matplotlib.pyplot as plt
-
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(9, 3))
-    its = [r["iteration"] for r in curve]
-    axes[0].plot(its, [r["mate_rate"] for r in curve], "o-", label=label)
-    axes[0].set_ylim(0, 1)
-    axes[0].set_title("mate rate on the test starts")
-    moves = [np.mean([max_moves if m is None else m for m in r["per_start"]]) for r in curve]
-    axes[1].plot(its, moves, "o-", label=label)
-    axes[1].set_title(f"moves to mate (not mated = {max_moves})")
-    for ax in axes:
-        ax.set_xlabel("self-play iteration")
-        ax.grid(alpha=0.3)
-    return axes
-
-
 # ---------------------------------------------------------------------- command line
 
 def register_cli(subparsers) -> None:

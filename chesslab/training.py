@@ -636,52 +636,6 @@ def recipe_ablation(names=("ann", "nnue"), dataset: Dataset | None = None,
             "dataset": {"positions": len(dataset), **dataset.metadata}}
 
 
-def plot_recipe(ablation: dict, ax=None):
-    """Depth-1 MAE after each recipe step, one line per net, White/Black to move dotted."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
-    steps = [label for label, _ in RECIPE_STEPS]
-    for k, net in enumerate(dict.fromkeys(r["net"] for r in ablation["rows"])):
-        rows = [r for r in ablation["rows"] if r["net"] == net]
-        x = [steps.index(r["step"]) for r in rows]
-        color = f"C{k}"
-        ax.plot(x, [r["search_depth1"]["all"]["mae_cp"] for r in rows], "o-", color=color,
-                label=f"{net}: all")
-        for side, style in (("white_to_move", ":"), ("black_to_move", "--")):
-            ax.plot(x, [r["search_depth1"][side]["mae_cp"] for r in rows], style,
-                    color=color, lw=1, label=f"{net}: {side.replace('_', ' ')}")
-    ax.set_xticks(range(len(steps)), steps, rotation=20, ha="right")
-    ax.set_ylabel("MAE after a depth-1 search (cp)")
-    ax.legend(fontsize=7, ncol=2)
-    ax.grid(alpha=0.3)
-    return ax
-
-
-def plot_history(history: History, title: str = "", axes=None):
-    """Loss (train and validation) and validation accuracy per epoch; returns the figure."""
-    import matplotlib.pyplot as plt
-
-    if axes is None:
-        fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
-    else:
-        fig = axes[0].figure
-    ax_loss, ax_acc = axes
-    ax_loss.plot(history.epoch, history.train_loss, "o-", ms=3, label="train")
-    ax_loss.plot(history.epoch, history.val_loss, "o-", ms=3, label="validation")
-    ax_loss.set(xlabel="epoch", ylabel="MSE (scaled target)", title=f"{title} loss".strip())
-    ax_loss.legend()
-    ax_acc.plot(history.epoch, history.val_accuracy, "o-", ms=3, color="C2")
-    ax_acc.set(xlabel="epoch", ylabel=f"sign accuracy (|cp| > {SIGN_MARGIN_CP})",
-               title=f"{title} validation accuracy".strip())
-    if history.best_epoch:
-        for ax in axes:
-            ax.axvline(history.best_epoch, color="grey", ls=":", lw=1)
-    fig.tight_layout()
-    return fig
-
-
 def load_history(name: str, models_dir=MODELS_DIR) -> History:
     """The training history stored in a shipped model file."""
     doc = read_json(Path(models_dir) / f"{name}.json", "model file")

@@ -109,22 +109,6 @@ def test_cli_match_and_bestmove(capsys, tmp_path):
     assert main(["bestmove", "--fen", "not a fen"]) == 2
 
 
-def test_plot_results_stacks_won_drawn_lost_and_writes_the_score():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from chesslab.arena import plot_results
-
-    ax = plot_results([("a vs b", 3, 2, 1), ("a vs c", 0, 0, 4)])
-    widths = sorted((round(p.get_y() + p.get_height() / 2), p.get_x(), p.get_width())
-                    for p in ax.patches)
-    # bottom bar (y 0) is the second row: 0 won, 0 drawn, 4 lost; top (y 1): 3, 2, 1
-    assert widths == [(0, 0, 0), (0, 0, 0), (0, 0, 4), (1, 0, 3), (1, 3, 2), (1, 5, 1)]
-    texts = sorted(t.get_text().strip() for t in ax.texts)
-    assert texts == ["0.00", "0.67"]
-    plt.close("all")
-
-
 def test_senseless_match_settings_are_refused():
     with pytest.raises(ValueError, match="at least 1 game"):
         match("random", "random", games=0, progress=False)

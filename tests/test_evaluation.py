@@ -6,8 +6,8 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.evaluation import (MaterialEvaluator, PSTEvaluator, available_evaluators,
-                                 load_evaluator, material_balance)
+from chesslab.evaluation import (Evaluator, MaterialEvaluator, PSTEvaluator,
+                                 available_evaluators, load_evaluator, material_balance)
 
 
 def test_material_uses_the_chapter_values():
@@ -53,11 +53,32 @@ def test_king_table_changes_for_the_endgame():
     assert pst.evaluate(central) > pst.evaluate(corner)
 
 
-def test_batch_equals_one_by_one():
-    boards = [chess.Board(), chess.Board("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1")]
-    for evaluator in (MaterialEvaluator(), PSTEvaluator()):
-        np.testing.assert_array_equal(evaluator.evaluate_batch(boards),
-                                      [evaluator.evaluate(b) for b in boards])
+#: Positions with both sides to move, castling rights, en passant, few and many pieces.
+BATCH_BOARDS = [chess.Board(f) for f in (
+    chess.STARTING_FEN,
+    "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+    "r3k2r/pp1n1ppp/2p1pn2/q7/1bPP4/2N1PN2/PP1B1PPP/R2QKB1R b KQkq - 3 9",
+    "8/5pk1/6p1/8/3K4/8/5PPP/8 b - - 0 40",
+    "4k3/8/8/8/3N4/8/8/4K3 w - - 0 1")]
+
+
+@pytest.mark.parametrize("name", available_evaluators())
+def test_batch_equals_one_by_one(name):
+    """Evaluators with a batch path of their own (one forward pass, vectorised features,
+    a cache) must score each position as their single-board path does. The batch runs
+    on a fresh evaluator, so no score comes from a cache the singles filled."""
+    try:
+        singles_ev, batch_ev = load_evaluator(name), load_evaluator(name)
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    if type(batch_ev).evaluate_batch is Evaluator.evaluate_batch:
+        pytest.skip(f"{name}: evaluate_batch is the base class's loop over evaluate")
+    singles = [singles_ev.evaluate(b) for b in BATCH_BOARDS]
+    batch = batch_ev.evaluate_batch(BATCH_BOARDS)
+    assert batch.shape == (len(BATCH_BOARDS),)
+    np.testing.assert_allclose(batch, singles, rtol=1e-4, atol=0.05)
+    assert batch_ev.evaluate_batch([]).shape == (0,)
 
 
 def test_registry_errors_are_clear(monkeypatch, tmp_path):

@@ -3,8 +3,7 @@ import chess
 import pytest
 
 from chesslab.stockfish import find_stockfish
-from chesslab.players import (DEFAULT_PLAYER, RandomPlayer, SearchPlayer, StockfishPlayer,
-                              make_player)
+from chesslab.players import RandomPlayer, SearchPlayer, StockfishPlayer, make_player
 
 
 def test_specs_make_the_right_players():
@@ -15,7 +14,7 @@ def test_specs_make_the_right_players():
     assert (p.algorithm, p.evaluator.name, p.depth) == ("minimax", "material", 2)
     p = make_player("material@0.5s")
     assert (p.depth, p.time_limit) == (None, 0.5)
-    assert make_player(DEFAULT_PLAYER).time_limit is not None
+    assert make_player("pst@1s").time_limit == 1.0
 
 
 @pytest.mark.parametrize("spec, message", [

@@ -2,7 +2,6 @@
 import random
 
 import chess
-import matplotlib
 import numpy as np
 import pytest
 
@@ -228,19 +227,6 @@ def test_save_load_round_trip_keeps_scores_and_history(tiny, tmp_path):
     assert loaded.encoding == "planes14" and loaded.name == "cnn"
     history = training.load_history("cnn", tmp_path)
     assert history.epoch == [1, 2] and history.val_loss == result.history.val_loss
-
-
-def test_plot_history_draws_loss_and_accuracy():
-    matplotlib.use("Agg")
-    h = training.History()
-    for e in (1, 2, 3):
-        h.append(epoch=e, train_loss=1 / e, val_loss=1.2 / e, val_accuracy=0.5 + e / 10,
-                 val_mae_cp=300 / e, lr=1e-3, seconds=e)
-    h.best_epoch = 3
-    fig = training.plot_history(h, "ANN")
-    loss_ax, acc_ax = fig.axes
-    assert len(loss_ax.lines) == 3 and loss_ax.get_title() == "ANN loss"   # 2 curves + best
-    np.testing.assert_allclose(acc_ax.lines[0].get_ydata(), [0.6, 0.7, 0.8])
 
 
 def test_unknown_network_name_is_a_clear_error():

@@ -19,8 +19,6 @@ from .models import Network
 
 FORMAT_VERSION = 1
 
-# file name of each stored array: layer attribute -> (where in the file, key)
-_WEIGHT_KEYS = {"W": ("layer", "inputWeights"), "b": ("top", "bias")}
 _BATCHNORM_KEYS = {"gamma": "gamma", "beta": "beta", "running_mean": "runningMean",
                    "running_var": "runningVar"}
 

@@ -1,0 +1,38 @@
+"""Every picture of chesslab, one function each, each returning a matplotlib Figure or
+drawing on the axes it is given:
+
+* ``board``: 8x8 arrays as heat maps, positions as small boards;
+* ``encoding``: the thesis's 64 numbers, the 14 and 9 planes, the piece table, the policy;
+* ``networks``: the CNN diagram, model-file listings, training curves, the recipe;
+* ``search``: the thesis game tree, MCTS visits and values, the self-play curve;
+* ``results``: cost vs depth, the round robin, the accuracy table, match bars;
+* ``gallery``: the registry behind ``python -m chesslab figures`` and figures/.
+
+Everything is importable from here (``from chesslab import figures``;
+``figures.planes14_figure(board)``).
+"""
+from chesslab.figures.board import (EXAMPLE_LINE, FILES, RANKS, draw_board, draw_board_array,
+                                    example_position)
+from chesslab.figures.encoding import (PIECE_NAMES, PLANE9_TITLES, PLANE14_TITLES,
+                                       piece_table_figure, planes9_figure, planes14_figure,
+                                       planes_figure, policy_figure, thesis_vector_figure)
+from chesslab.figures.gallery import figure_registry, make_figures, register_cli, save_figure
+from chesslab.figures.networks import (cnn_structure_figure, model_listing, network_boxes,
+                                       plot_history, plot_recipe, saved_model_figure,
+                                       training_curves_figure)
+from chesslab.figures.results import (accuracy_table_figure, depth_cost_figure, plot_results,
+                                      read_results, tournament_figure)
+from chesslab.figures.search import (draw_fragment, game_tree_figure, plot_curve, plot_search,
+                                     search_svg)
+
+__all__ = [
+    "EXAMPLE_LINE", "FILES", "RANKS", "draw_board", "draw_board_array", "example_position",
+    "PIECE_NAMES", "PLANE9_TITLES", "PLANE14_TITLES", "piece_table_figure", "planes9_figure",
+    "planes14_figure", "planes_figure", "policy_figure", "thesis_vector_figure",
+    "figure_registry", "make_figures", "register_cli", "save_figure",
+    "cnn_structure_figure", "model_listing", "network_boxes", "plot_history", "plot_recipe",
+    "saved_model_figure", "training_curves_figure",
+    "accuracy_table_figure", "depth_cost_figure", "plot_results", "read_results",
+    "tournament_figure",
+    "draw_fragment", "game_tree_figure", "plot_curve", "plot_search", "search_svg",
+]

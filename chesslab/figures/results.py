@@ -1,0 +1,146 @@
+"""Pictures of measured results: decision cost vs depth, the round robin, the
+evaluators' accuracy table, and won/drawn/lost bars of matches.
+
+The measurements are made once by ``python -m chesslab results ...`` (timings and
+long matches cannot be redone at every drawing); these functions read the files, or
+take the same data as an argument.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from chesslab.files import read_json
+from chesslab.results import RESULTS_DIR, score_matrix
+
+
+def read_results(name: str, command: str, folder=RESULTS_DIR):
+    """The results file ``folder/NAME.json``; when it is missing, the error names the
+    command that makes it."""
+    path = Path(folder) / f"{name}.json"
+    if not path.exists():
+        raise FileNotFoundError(f"results file {path} is missing; make it with `{command}`")
+    return read_json(path, "results file")
+
+
+_ALGO_STYLE = {"minimax": ("#c0392b", "o"), "alphabeta": ("#2980b9", "s"),
+               "full": ("#27ae60", "^")}
+
+
+def depth_cost_figure(data=None):
+    """Decision cost vs depth limit: nodes and seconds of minimax, alpha-beta and the
+    full search (log scale), from ``python -m chesslab results depth-cost``."""
+    data = data or read_results("depth_cost", "python -m chesslab results depth-cost")
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    for algorithm in dict.fromkeys(r["algorithm"] for r in data["rows"]):
+        rows = [r for r in data["rows"] if r["algorithm"] == algorithm]
+        color, marker = _ALGO_STYLE.get(algorithm, ("0.3", "x"))
+        depths = [r["depth"] for r in rows]
+        for ax, key in zip(axes, ("nodes", "seconds")):
+            ax.plot(depths, [max(r[key], 1e-4) for r in rows], marker=marker, color=color,
+                    label=algorithm)
+    for ax, label in zip(axes, ("positions visited", "seconds")):
+        ax.set_yscale("log")
+        ax.set_xlabel("depth limit (plies)")
+        ax.set_ylabel(label)
+        ax.set_xticks(sorted({r["depth"] for r in data["rows"]}))
+        ax.grid(alpha=0.3, which="both")
+    axes[0].legend(fontsize=8)
+    n = len(data["positions"])
+    fig.suptitle(f"Cost of a decision vs depth ({data['evaluator']} evaluation, summed over "
+                 f"{n} positions, measured {data['date']})", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def tournament_figure(data=None):
+    """Round-robin results as a heat map: each cell is the row player's score against
+    the column player, from ``python -m chesslab results tournament``."""
+    data = data or read_results("tournament", "python -m chesslab results tournament")
+    players, matrix = score_matrix(data)
+    grid = np.array([[np.nan if s is None else s for s in row] for row in matrix])
+    n = len(players)
+    fig, ax = plt.subplots(figsize=(1.0 * n + 2.6, 0.8 * n + 1.4))
+    image = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1)
+    for i in range(n):
+        for j in range(n):
+            if not np.isnan(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=8)
+    means = np.nanmean(grid, axis=1)
+    ax.set_xticks(range(n))
+    ax.set_xticklabels(players, rotation=40, ha="right", fontsize=8)
+    ax.set_yticks(range(n))
+    ax.set_yticklabels([f"{p} ({m:.2f})" for p, m in zip(players, means)], fontsize=8)
+    ax.set_xlabel("opponent")
+    ax.set_title(f"Score of the row player (mean in brackets); {data['games_per_pair']} "
+                 f"games per pair", fontsize=9)
+    fig.colorbar(image, ax=ax, fraction=0.04)
+    fig.tight_layout()
+    return fig
+
+
+def accuracy_table_figure(table=None):
+    """The evaluators' accuracy table on the test split, drawn as a table."""
+    table = table or read_results("evaluators", "python -m chesslab evaluate-models")
+    header = ["evaluator", "depth-1 MAE (cp)", "static MAE (cp)", "correlation",
+              "sign accuracy", "parameters"]
+    rows = [[r["evaluator"],
+             f"{r['search_depth1']['all']['mae_cp']:.0f}" if "search_depth1" in r else "-",
+             f"{r['test']['mae_cp']:.0f}", f"{r['test']['correlation']:.3f}",
+             f"{r['test']['sign_accuracy']:.3f}", f"{r['parameters']:,}"]
+            for r in table["rows"]]
+    fig, ax = plt.subplots(figsize=(7.6, 0.32 * len(rows) + 1.0))
+    ax.axis("off")
+    cells = ax.table(cellText=rows, colLabels=header, loc="center", cellLoc="center")
+    cells.scale(1, 1.3)
+    cells.set_fontsize(9)
+
+    def value(i, c):
+        text = rows[i][c]
+        if text == "-":
+            return -float("inf")
+        return float(text) * (-1 if c in (1, 2) else 1)     # lower MAE is better
+    best = {c: max(range(len(rows)), key=lambda i: value(i, c)) for c in (1, 2, 3, 4)}
+    for (r, c), cell in cells.get_celld().items():
+        if r == 0:
+            cell.set_text_props(weight="bold")
+            cell.set_facecolor("0.9")
+        elif best.get(c) == r - 1:
+            cell.set_facecolor("#d9ead3")
+    n = table["rows"][0]["test"]["positions"]
+    ax.set_title(f"Evaluators on the same test split ({n:,} positions; depth-1: a search "
+                 f"of one move + captures, 2,000 of them)\nsign accuracy: the same side "
+                 f"better as Stockfish says, where |cp| > {table['sign_margin_cp']}; best "
+                 f"in green", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_results(rows, ax=None, title=None):
+    """Stacked bars of won / drawn / lost games, one bar per match.
+
+    ``rows``: ``(label, wins, draws, losses)`` tuples, drawn top to bottom; the score
+    (1 per win, 1/2 per draw) is written at the end of each bar.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 0.9 + 0.45 * len(rows)), layout="constrained")
+    labels = [r[0] for r in rows]
+    y = list(range(len(rows)))[::-1]
+    left = [0] * len(rows)
+    for k, (name, color) in enumerate((("won", "#4c9a2a"), ("drawn", "#b0b0b0"),
+                                       ("lost", "#c0392b"))):
+        counts = [r[1 + k] for r in rows]
+        ax.barh(y, counts, left=left, color=color, label=name)
+        left = [a + b for a, b in zip(left, counts)]
+    for yi, (_, w, d, _), total in zip(y, rows, left):
+        if total:
+            ax.text(total, yi, f"  {(w + d / 2) / total:.2f}", va="center")
+    ax.set_yticks(y, labels)
+    ax.set_xlabel("games")
+    ax.set_xlim(0, max(left + [1]) * 1.15)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
+    if title:
+        ax.set_title(title)
+    return ax

@@ -1,0 +1,153 @@
+"""Pictures of search: the thesis game tree with boards at its nodes, and what MCTS
+found (visit counts, mean values, arrows) and learned (the endgame curve)."""
+from __future__ import annotations
+
+import chess
+import chess.svg
+import matplotlib.pyplot as plt
+import numpy as np
+
+from chesslab.evaluation import load_evaluator
+from chesslab.figures.board import draw_board
+from chesslab.search import MATE, MATE_THRESHOLD
+from chesslab.tree import GameTree
+
+
+def _format_value(value):
+    """A node's value for the drawing: centipawns, or mate in N moves (+M2 / -M1)."""
+    if value is None:
+        return "?"
+    if abs(value) >= MATE_THRESHOLD:
+        plies = MATE - abs(value)
+        return f"{'+' if value > 0 else '-'}M{(plies + 1) // 2}"
+    return f"{value:+.0f}"
+
+
+def draw_fragment(tree: GameTree, levels: int = 2, width: int = 3, ax=None,
+                  best_first: bool = True):
+    """The thesis's figure "Game tree fragment": boards at nodes, moves on edges, values.
+
+    Shows ``width`` children per node (the minimax choice first and highlighted, or
+    the first ones in move order with ``best_first=False``), down to ``levels``
+    plies. Nodes alpha-beta did not visit (after ``tree.alphabeta()``) are faded.
+    Calls ``tree.minimax()`` first if no values are filled in yet.
+    """
+    if tree.root.value is None:
+        tree.minimax()
+    leaves = width ** levels
+    board_size, gap = 0.85, 1.75  # board width and level spacing, in leaf slots
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(6.0, 1.3 * leaves), 2.4 * (levels + 1)))
+    x_range, y_range = leaves + 0.2, levels * gap + 0.6 + board_size
+    fig_w, fig_h = ax.figure.get_size_inches()
+    box = ax.get_position()
+    points_per_unit = 72 * min(fig_w * box.width / x_range, fig_h * box.height / y_range)
+
+    def shown(node):
+        if not best_first:
+            return node.children[:width]
+        best = [c for c in node.children if c.value == node.value][:1]
+        rest = [c for c in node.children if c not in best]
+        return (best + rest)[:width]
+
+    def place(node, level, left, right, on_path):
+        cx, cy = (left + right) / 2, -level * gap
+        draw_board(ax, node.board, cx - board_size / 2, cy, board_size, points_per_unit,
+                   alpha=1.0 if node.visited else 0.25)
+        label = _format_value(node.value) if node.visited else "pruned"
+        ax.text(cx, cy - 0.08, label, ha="center", va="top",
+                fontsize=9, fontweight="bold" if on_path else "normal",
+                color="#c0392b" if on_path else ("black" if node.visited else "#999999"))
+        if level == levels:
+            return
+        children = shown(node)
+        span = (right - left) / max(1, len(children))
+        chosen = next((c for c in node.children if c.value == node.value), None)
+        for i, child in enumerate(children):
+            c_left = left + i * span
+            child_x, child_y = c_left + span / 2, -(level + 1) * gap + board_size
+            best = on_path and child.visited and child is chosen
+            ax.plot([cx, child_x], [cy - 0.3, child_y + 0.02],
+                    color="#c0392b" if best else "#888888", linewidth=2 if best else 1)
+            ax.text((cx + child_x) / 2, (cy - 0.3 + child_y) / 2, child.san, fontsize=8,
+                    ha="center", va="center",
+                    bbox=dict(boxstyle="round,pad=0.15", facecolor="white",
+                              edgecolor="none"))
+            place(child, level + 1, c_left, c_left + span, best)
+
+    place(tree.root, 0, 0, leaves, True)
+    ax.set_xlim(-0.1, leaves + 0.1)
+    ax.set_ylim(-levels * gap - 0.5, board_size + 0.1)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return ax
+
+
+def game_tree_figure(depth: int = 3, levels: int = 2, width: int = 3):
+    """The thesis figure "Game tree fragment example": boards at nodes (1), move commands
+    on edges (2), evaluation values (3), the minimax path in red.
+
+    The tree is built to the thesis's default depth limit (3); its top ``levels`` are
+    drawn, each node with the value minimax backed up from the leaves."""
+    board = chess.Board()
+    for san in "e4 e5 Nf3 Nc6 Bc4 Nf6".split():     # Two Knights Defence: White to move
+        board.push_san(san)
+    tree = GameTree(board, load_evaluator("pst"), depth=depth)
+    tree.minimax()
+    ax = draw_fragment(tree, levels=levels, width=width)
+    ax.set_title(f"Game tree fragment: depth limit {depth}, top {levels} levels drawn, "
+                 f"{width} children per node; pst evaluation, minimax values in "
+                 f"centipawns for White", fontsize=10)
+    return ax.figure
+
+
+# --- MCTS -----------------------------------------------------------------------------
+def _most_visited(result, top: int):
+    """Indices of the ``top`` most visited root moves of an MCTS result, most first."""
+    return np.argsort(-result.visits, kind="stable")[:top]
+
+
+def search_svg(board: chess.Board, result, top: int = 4, size: int = 320):
+    """The board with an arrow for each of the ``top`` most visited moves of an MCTS
+    ``result`` (the most visited in green)."""
+    arrows = [chess.svg.Arrow(result.moves[i].from_square, result.moves[i].to_square,
+                              color="#15781B" if k == 0 else "#888888")
+              for k, i in enumerate(_most_visited(result, top))]
+    return chess.svg.board(board, arrows=arrows, size=size)
+
+
+def plot_search(board: chess.Board, result, top: int = 10, axes=None):
+    """Bar charts of the visit count N and the mean value Q of the most visited moves
+    of an MCTS ``result``."""
+    order = _most_visited(result, top)
+    names = [board.san(result.moves[i]) for i in order]
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(9, 3))
+    axes[0].bar(names, result.visits[order], color="#4C72B0")
+    axes[0].set_title(f"visits N ({int(result.visits.sum())} simulations)")
+    axes[1].bar(names, result.q[order], color=["#55A868" if q >= 0 else "#C44E52"
+                                              for q in result.q[order]])
+    axes[1].axhline(0, color="black", lw=0.8)
+    axes[1].set_ylim(-1, 1)
+    axes[1].set_title("mean value Q for the side to move")
+    for ax in axes:
+        ax.tick_params(axis="x", rotation=45)
+    return axes
+
+
+def plot_curve(curve, axes=None, label=None, max_moves: int = 25):
+    """The endgame learning curve: mate rate, and White's moves per test start (a start
+    not mated counts as the ``max_moves`` cap, so fewer is better on both counts)."""
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(9, 3))
+    its = [r["iteration"] for r in curve]
+    axes[0].plot(its, [r["mate_rate"] for r in curve], "o-", label=label)
+    axes[0].set_ylim(0, 1)
+    axes[0].set_title("mate rate on the test starts")
+    moves = [np.mean([max_moves if m is None else m for m in r["per_start"]]) for r in curve]
+    axes[1].plot(its, moves, "o-", label=label)
+    axes[1].set_title(f"moves to mate (not mated = {max_moves})")
+    for ax in axes:
+        ax.set_xlabel("self-play iteration")
+        ax.grid(alpha=0.3)
+    return axes

@@ -1,0 +1,49 @@
+"""figures.results: pictures of measured results, from data or from a results folder."""
+import json
+
+import numpy as np
+import pytest
+
+from chesslab.figures import results as fr
+
+DEPTH_COST = {"evaluator": "material", "date": "2026-01-01", "positions": {"start": "x"},
+              "rows": [{"algorithm": a, "depth": d, "nodes": n, "seconds": n / 1e4}
+                       for a, d, n in (("minimax", 1, 20), ("minimax", 2, 420),
+                                       ("alphabeta", 1, 20), ("alphabeta", 2, 60))]}
+TOURNAMENT = {"players": ["a", "b", "c"], "games_per_pair": 2,
+              "pairs": {"a vs b": {"wins": 2, "draws": 0, "losses": 0},
+                        "a vs c": {"wins": 0, "draws": 2, "losses": 0},
+                        "b vs c": {"wins": 0, "draws": 0, "losses": 0}}}
+
+
+def test_a_missing_results_file_names_its_path_and_command(tmp_path):
+    with pytest.raises(FileNotFoundError, match="make it with `python -m chesslab x`") as e:
+        fr.read_results("depth_cost", "python -m chesslab x", folder=tmp_path)
+    assert str(tmp_path / "depth_cost.json") in str(e.value)
+    (tmp_path / "depth_cost.json").write_text(json.dumps(DEPTH_COST))
+    assert fr.read_results("depth_cost", "unused", folder=tmp_path) == DEPTH_COST
+
+
+def test_depth_cost_draws_one_line_per_algorithm_and_measure():
+    nodes_ax, seconds_ax = fr.depth_cost_figure(DEPTH_COST).axes
+    assert [line.get_label() for line in nodes_ax.lines] == ["minimax", "alphabeta"]
+    assert list(nodes_ax.lines[0].get_ydata()) == [20, 420]
+    assert nodes_ax.get_yscale() == "log" and len(seconds_ax.lines) == 2
+
+
+def test_tournament_cells_are_the_row_players_score():
+    ax = fr.tournament_figure(TOURNAMENT).axes[0]
+    grid = ax.images[0].get_array()
+    assert grid[0, 1] == 1.0 and grid[1, 0] == 0.0 and grid[0, 2] == 0.5
+    assert np.ma.is_masked(grid[1, 2]) or np.isnan(grid[1, 2])   # a pair with no games
+    assert [t.get_text() for t in ax.get_yticklabels()][0] == "a (0.75)"
+
+
+def test_plot_results_stacks_won_drawn_lost_and_writes_the_score():
+    ax = fr.plot_results([("a vs b", 3, 2, 1), ("a vs c", 0, 0, 4)])
+    widths = sorted((round(p.get_y() + p.get_height() / 2), p.get_x(), p.get_width())
+                    for p in ax.patches)
+    # bottom bar (y 0) is the second row: 0 won, 0 drawn, 4 lost; top (y 1): 3, 2, 1
+    assert widths == [(0, 0, 0), (0, 0, 0), (0, 0, 4), (1, 0, 3), (1, 3, 2), (1, 5, 1)]
+    texts = sorted(t.get_text().strip() for t in ax.texts)
+    assert texts == ["0.00", "0.67"]

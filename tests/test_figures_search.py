@@ -1,0 +1,56 @@
+"""figures.search: the game tree drawing follows the tree; MCTS pictures follow the visits."""
+import chess
+import numpy as np
+from types import SimpleNamespace
+
+from chesslab.evaluation import load_evaluator
+from chesslab.figures import search as fs
+from chesslab.search import MATE
+from chesslab.tree import GameTree
+
+
+def test_values_are_centipawns_or_mate_in_moves():
+    assert [fs._format_value(v) for v in (None, 35, -120)] == ["?", "+35", "-120"]
+    assert fs._format_value(MATE - 1) == "+M1" and fs._format_value(-(MATE - 4)) == "-M2"
+
+
+def test_fragment_draws_the_minimax_value_and_the_chosen_move():
+    tree = GameTree(chess.Board(), load_evaluator("material"), depth=2)
+    ax = fs.draw_fragment(tree, levels=1, width=2)
+    assert tree.root.value is not None                    # minimax was run for the drawing
+    texts = [t.get_text() for t in ax.texts]
+    assert texts.count(fs._format_value(tree.root.value)) >= 1
+    best = next(c for c in tree.root.children if c.value == tree.root.value)
+    assert best.san in texts                              # best first, on its edge
+    assert len(ax.lines) == 2
+
+
+def test_alphabeta_fragment_shows_pruned_nodes():
+    tree = GameTree(chess.Board(), load_evaluator("material"), depth=2)
+    tree.alphabeta()
+    ax = fs.draw_fragment(tree, levels=2, width=3, best_first=False)
+    assert "pruned" in [t.get_text() for t in ax.texts]
+
+
+def _result():
+    moves = [chess.Move.from_uci(u) for u in ("e2e4", "d2d4", "g1f3")]
+    return SimpleNamespace(moves=moves, visits=np.array([3, 10, 1]),
+                           q=np.array([0.2, -0.1, 0.0]))
+
+
+def test_plot_search_orders_moves_by_visits():
+    axes = fs.plot_search(chess.Board(), _result(), top=2)
+    assert [t.get_text() for t in axes[0].get_xticklabels()] == ["d4", "e4"]
+    assert [p.get_height() for p in axes[0].patches] == [10, 3]
+    assert "14 simulations" in axes[0].get_title()
+
+
+def test_search_svg_draws_the_most_visited_move_in_green():
+    svg = fs.search_svg(chess.Board(), _result(), top=2)
+    assert svg.count("#15781B") == 2 and svg.count("#888888") == 2   # line + head each
+
+
+def test_plot_curve_counts_an_unmated_start_as_the_cap():
+    curve = [{"iteration": 1, "mate_rate": 0.5, "per_start": [10, None]}]
+    axes = fs.plot_curve(curve, max_moves=30)
+    assert list(axes[1].lines[0].get_ydata()) == [20.0]

@@ -1,0 +1,69 @@
+"""files: an interrupted save keeps the old file; read errors name the file."""
+import json
+import os
+
+import pytest
+
+from chesslab.files import (atomic_path, check_writable, check_writable_dir, read_json,
+                            write_json_atomic)
+
+
+def test_write_json_atomic_writes_and_replaces(tmp_path):
+    path = tmp_path / "sub" / "model.json"
+    write_json_atomic(path, {"a": [1, 2]})
+    write_json_atomic(path, {"a": [3]}, indent=1)
+    assert read_json(path) == {"a": [3]}
+    assert os.listdir(path.parent) == ["model.json"]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask      # not mkstemp's 0600
+
+
+@pytest.mark.parametrize("bad", [{"a": 1, "b": object()}, {"a": float("nan")}])
+def test_an_interrupted_write_leaves_the_old_file(tmp_path, bad):
+    path = tmp_path / "model.json"
+    write_json_atomic(path, {"old": True})
+    with pytest.raises((TypeError, ValueError)):       # json.dump fails half-way
+        write_json_atomic(path, bad)
+    assert read_json(path) == {"old": True}
+    assert os.listdir(tmp_path) == ["model.json"]      # no temporary file left behind
+
+
+def test_atomic_path_renames_only_on_success(tmp_path):
+    path = tmp_path / "games.pgn"
+    path.write_text("old")
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_path(path, suffix=".pgn.tmp") as tmp:
+            tmp.write_text("half a ga")
+            raise KeyboardInterrupt
+    assert path.read_text() == "old" and os.listdir(tmp_path) == ["games.pgn"]
+    with atomic_path(path) as tmp:
+        tmp.write_text("new")
+    assert path.read_text() == "new"
+
+
+def test_read_json_errors_name_the_file_and_the_problem(tmp_path):
+    missing = tmp_path / "nope.json"
+    with pytest.raises(FileNotFoundError, match=f"model file {missing} does not exist"):
+        read_json(missing, "model file")
+    truncated = tmp_path / "cut.json"
+    truncated.write_text(json.dumps({"layer1": [1, 2, 3]})[:12])
+    with pytest.raises(ValueError, match=rf"results file {truncated} is not valid JSON "
+                                         r"\(line 1, column 1[0-9]"):
+        read_json(truncated, "results file")
+    binary = tmp_path / "model.pkl"
+    binary.write_bytes(b"\x80\x04\x95\xff\xfe")
+    with pytest.raises(ValueError, match=f"{binary} is not a text file"):
+        read_json(binary)
+
+
+def test_unwritable_targets_are_refused_before_the_work(tmp_path):
+    with pytest.raises(ValueError, match="is a folder"):
+        check_writable(tmp_path, "PGN file")
+    assert check_writable(tmp_path / "new" / "x.pgn") == tmp_path / "new" / "x.pgn"
+    a_file = tmp_path / "f"
+    a_file.write_text("")
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        check_writable_dir(a_file)
+    with pytest.raises(ValueError, match="cannot write"):
+        check_writable(a_file / "x.json")                  # a file where a folder should be
