@@ -28,6 +28,12 @@ from chesslab.nn import ClippedReLU, Dense, FeatureTransformer, NNUEHead
 
 _COLOR_INDEX = {chess.WHITE: 0, chess.BLACK: 1}
 
+try:    # the clip ufunc itself: np.clip's Python wrapper costs more than the clip here
+    from numpy._core.umath import clip as _clip
+except ImportError:                                    # numpy 1.x
+    def _clip(x, low, high, out):
+        return np.minimum(np.maximum(x, low, out=out), high, out=out)
+
 
 def absolute_index(color: chess.Color, piece_type: chess.PieceType, square: chess.Square) -> int:
     """Row of the accumulator table: (colour, piece type, square) from no one's view."""
@@ -125,14 +131,14 @@ class NNUEEvaluator(NetworkEvaluator):
             zero = np.zeros((1, w1.shape[1]))
             w1 = np.vstack([w1[:k], zero, w1[k:], zero])
         b1 = hidden.params["b"].astype(np.float64)
-        self.w1 = {}
+        self.w1t = {}        # the first head layer, transposed: (outputs, inputs)
         for turn, order in ((chess.WHITE, w1), (chess.BLACK, np.vstack([w1[h:], w1[:h]]))):
             # the constant 1 brings b1, and one more hidden number that is always 1
             # (it brings b2 through w2)
             full = np.zeros((2 * h + 1, len(b1) + 1))
             full[:2 * h, :len(b1)] = order
             full[2 * h] = np.append(b1, 1.0)
-            self.w1[turn] = full
+            self.w1t[turn] = np.ascontiguousarray(full.T)
         self.psqt = None if plain else (h - 1, 2 * h - 1)
         self.w2 = np.append(out.params["W"][:, 0].astype(np.float64), float(out.params["b"][0]))
         self._stack = np.zeros((256, 2 * h + 1))
@@ -151,11 +157,11 @@ class NNUEEvaluator(NetworkEvaluator):
     def _score(self, acc, turn) -> float:
         """The rest of the network on an accumulator -> centipawns, White's view.
 
-        Written for speed at one position: the clipped ReLUs are min(max(x, 0), 1) into
-        buffers kept between calls (``np.clip`` costs twice as much per call here)."""
-        x = np.minimum(np.maximum(acc, 0.0, out=self._x), 1.0, out=self._x)
-        hidden = np.dot(x, self.w1[turn], out=self._hidden)
-        np.minimum(np.maximum(hidden, 0.0, out=hidden), 1.0, out=hidden)
+        Written for speed at one position: the clipped ReLUs write into buffers kept
+        between calls, and the first layer's weights are stored transposed (``W.T @ x``
+        is the faster product for one vector here)."""
+        x = _clip(acc, 0.0, 1.0, out=self._x)
+        hidden = _clip(np.dot(self.w1t[turn], x, out=self._hidden), 0.0, 1.0, out=self._hidden)
         z = float(np.dot(hidden, self.w2))
         if self.psqt is not None:       # White's PSQT minus Black's, from White's view
             white, black = self.psqt
