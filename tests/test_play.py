@@ -355,10 +355,10 @@ def test_the_default_ai_falls_back_when_no_cnn_is_trained(monkeypatch):
     def no_model(spec, seed=0):
         raise FileNotFoundError("the 'cnn' evaluator needs the model file data/models/cnn.json")
 
-    monkeypatch.setattr(play, "make_player", no_model)
+    monkeypatch.setattr(play, "side_player", no_model)
     spec, note = play.default_ai()
     assert spec == play.FALLBACK_AI and "cnn.json" in note and play.THESIS_AI in note
-    monkeypatch.setattr(play, "make_player", lambda spec, seed=0: FirstMove())
+    monkeypatch.setattr(play, "side_player", lambda spec, seed=0: FirstMove())
     assert play.default_ai() == (play.THESIS_AI, None)
 
 
