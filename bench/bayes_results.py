@@ -35,7 +35,7 @@ RESULTS = DATA_DIR / "results" / "bayes_comparison.json"
 def nb_row(label, X_train, y_train, X_test, y_test):
     nb, scaler = bayes.train(X_train, y_train)
     Z = scaler.transform(X_test)
-    return {"model": label, "accuracy": bayes.accuracy(y_test, nb.predict(Z)),
+    return {"model": label, "accuracy": bayes.label_accuracy(y_test, nb.predict(Z)),
             "log_loss": bayes.log_loss(y_test, nb.predict_proba(Z))}
 
 
@@ -65,7 +65,7 @@ def feature_selection(X_train, y_train, game_ids, X_test, y_test, seed):
         cols = [k for k in everything if k != j]
         row = nb_row(FEATURE_NAMES[j], X_train[:, cols], y_train, X_test[:, cols], y_test)
         drop_one.append({"feature": row.pop("model"), **row})
-    fit_rows, val_rows = bayes.split_games(game_ids, 0.25, seed + 1)
+    fit_rows, val_rows = bayes.train_test_rows(game_ids, 0.25, seed + 1)
     chosen, best = [], math.inf
     while len(chosen) < len(everything):
         loss, j = min((nb_row("", X_train[fit_rows][:, chosen + [j]], y_train[fit_rows],
@@ -93,7 +93,7 @@ def main(argv=None):
     start = time.perf_counter()
     X, y, game_ids, plies = bayes.load_training_data(args.pgn)
     feature_seconds = time.perf_counter() - start
-    train_rows, test_rows = bayes.split_games(game_ids, args.test_fraction, args.seed)
+    train_rows, test_rows = bayes.train_test_rows(game_ids, args.test_fraction, args.seed)
     X_train, y_train, X_test, y_test = X[train_rows], y[train_rows], X[test_rows], y[test_rows]
 
     nb, scaler = bayes.train(X_train, y_train)
@@ -103,7 +103,7 @@ def main(argv=None):
             "test_games": int(len(np.unique(game_ids[test_rows]))),
             "train_positions": counts(y_train), "test_positions": counts(y_test),
             "command": "python bench/bayes_results.py"}
-    bayes.save_model(args.model, nb, scaler, info=info)
+    bayes.save_bayes(args.model, nb, scaler, info=info)
 
     table = bayes.compare(X_train, y_train, X_test, y_test)
     table += independence_experiments(X_train, y_train, X_test, y_test)
@@ -115,7 +115,7 @@ def main(argv=None):
     late = plies[test_rows] > 0.75 * length[game_ids[test_rows]]
     Z = scaler.transform(X_test)
     by_phase = {name: {"positions": int(mask.sum()),
-                       "accuracy": bayes.accuracy(y_test[mask], nb.predict(Z[mask])),
+                       "accuracy": bayes.label_accuracy(y_test[mask], nb.predict(Z[mask])),
                        "log_loss": bayes.log_loss(y_test[mask], nb.predict_proba(Z[mask]))}
                 for name, mask in (("first 75% of the game", ~late),
                                    ("last 25% of the game", late))}

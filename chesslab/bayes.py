@@ -180,7 +180,7 @@ def _as_rows(X) -> np.ndarray:
 
 # ---------------------------------------------------------------- model files
 
-def save_model(path, nb: GaussianNB, scaler: StandardScaler,
+def save_bayes(path, nb: GaussianNB, scaler: StandardScaler,
                feature_names=FEATURE_NAMES, info: dict | None = None) -> Path:
     """Classifier + scaler (+ what they were trained on) in one JSON file, atomically."""
     model = nb.to_dict()
@@ -194,7 +194,7 @@ def save_model(path, nb: GaussianNB, scaler: StandardScaler,
                                     "info": info or {}}, indent=1)
 
 
-def load_model(path=MODEL_PATH):
+def load_bayes(path=MODEL_PATH):
     """(GaussianNB, StandardScaler, feature_names, info) from a model file."""
     data = read_json(path, "Naive Bayes model file")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -245,7 +245,7 @@ class BayesEvaluator(Evaluator):
 
     @classmethod
     def from_file(cls, path=MODEL_PATH) -> "BayesEvaluator":
-        nb, scaler, names, _ = load_model(path)
+        nb, scaler, names, _ = load_bayes(path)
         if tuple(names) != FEATURE_NAMES:
             raise ValueError(f"{path} was trained on features {names}, but chesslab now "
                              f"computes {list(FEATURE_NAMES)}; retrain the model with "
@@ -323,14 +323,16 @@ def train(X, y, var_smoothing: float = 1e-9):
     return GaussianNB(var_smoothing).fit(scaler.transform(X), y, classes=CLASSES), scaler
 
 
-def split_games(game_ids, test_fraction: float = 0.2, seed: int = 0):
+def train_test_rows(game_ids, test_fraction: float = 0.2, seed: int = 0):
     """(train rows, test rows): whole games on one side (see data.split_by_game)."""
     return split_by_game(game_ids, (1 - test_fraction, test_fraction), seed)
 
 
 # ---------------------------------------------------------------- measuring
 
-def accuracy(y_true, y_pred) -> float:
+def label_accuracy(y_true, y_pred) -> float:
+    """The fraction of predicted labels equal to the true ones (not ``training.accuracy``,
+    which compares the signs of centipawn scores)."""
     return float(np.mean(np.asarray(y_true) == np.asarray(y_pred)))
 
 
@@ -368,18 +370,18 @@ def compare(X_train, y_train, X_test, y_test, threshold: float = 200.0,
     prior = counts / counts.sum()
     majority = CLASSES[int(np.argmax(counts))]
     rows.append({"model": "majority class (" + majority + ")",
-                 "accuracy": accuracy(y_test, np.full(len(y_test), majority)),
+                 "accuracy": label_accuracy(y_test, np.full(len(y_test), majority)),
                  "log_loss": log_loss(y_test, np.tile(prior, (len(y_test), 1)))})
     m = FEATURE_NAMES.index("material")
     rule_train = material_rule(X_train[:, m], threshold)
     rule_test = material_rule(X_test[:, m], threshold)
     rows.append({"model": f"material rule (|material| >= {threshold:g})",
-                 "accuracy": accuracy(y_test, rule_test),
+                 "accuracy": label_accuracy(y_test, rule_test),
                  "log_loss": log_loss(y_test, _rule_proba(rule_train, y_train, rule_test))})
     for label, cols in (("Naive Bayes, material only", [m]),
                         ("Naive Bayes, all features", list(range(X_train.shape[1])))):
         nb, scaler = train(X_train[:, cols], y_train, var_smoothing)
         Z = scaler.transform(X_test[:, cols])
-        rows.append({"model": label, "accuracy": accuracy(y_test, nb.predict(Z)),
+        rows.append({"model": label, "accuracy": label_accuracy(y_test, nb.predict(Z)),
                      "log_loss": log_loss(y_test, nb.predict_proba(Z))})
     return rows

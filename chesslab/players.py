@@ -31,10 +31,11 @@ import re
 import chess
 import chess.engine
 
+from chesslab.clock import check_limits
 from chesslab.evaluation import load_evaluator
 from chesslab.game import Player, outcome
 from chesslab.mcts import mcts_player
-from chesslab.search import Searcher, check_limits
+from chesslab.search import Searcher
 from chesslab.stockfish import find_stockfish, quit_engine, start_engine
 
 __all__ = ["Player", "RandomPlayer", "SearchPlayer", "StockfishPlayer", "EngineStopped",
