@@ -1,0 +1,68 @@
+"""leaves: what a search asks its evaluator about, sampled and added to a dataset."""
+import random
+
+import chess
+import numpy as np
+import pytest
+
+from chesslab import data
+from chesslab.evaluation import load_evaluator
+from chesslab.leaves import LeafRecorder, search_leaves, with_leaves
+from chesslab.search import search
+
+ROOTS = ["r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+         "8/5pk1/6p1/8/3R4/6P1/r4PK1/8 b - - 0 1",
+         "r3k2r/ppp2ppp/2n1bn2/3qp3/3P4/2N1PN2/PP1B1PPP/R2QKB1R w KQkq - 0 9"]
+
+
+def test_the_recorder_answers_as_its_evaluator_and_keeps_every_leaf_at_rate_one():
+    pst = load_evaluator("pst")
+    recorder = LeafRecorder(pst, 1.0, random.Random(0))
+    board = chess.Board(ROOTS[0])
+    assert search(board, recorder, depth=2).score == search(board, pst, depth=2).score
+    assert len(recorder.fens) > 20
+    for fen in recorder.fens:
+        assert chess.Board(fen).is_valid()
+    with pytest.raises(ValueError, match="rate"):
+        LeafRecorder(pst, 0.0, random.Random(0))
+
+
+def test_leaves_are_seeded_distinct_and_respect_the_exclusions():
+    evaluators = [load_evaluator("pst"), load_evaluator("material")]
+    fens, owners = search_leaves(ROOTS, evaluators, depth=2, rate=0.2, seed=3)
+    again, _ = search_leaves(ROOTS, evaluators, depth=2, rate=0.2, seed=3)
+    other, _ = search_leaves(ROOTS, evaluators, depth=2, rate=0.2, seed=4)
+    assert fens == again and fens != other
+    keys = [data.position_key(f) for f in fens]
+    assert len(set(keys)) == len(keys)
+    assert set(owners.tolist()) == {0, 1, 2}
+    fewer, _ = search_leaves(ROOTS, evaluators, depth=2, rate=0.2, seed=3,
+                             exclude=set(keys[:10]))
+    assert not set(keys[:10]) & {data.position_key(f) for f in fewer}
+    with pytest.raises(ValueError, match="evaluator"):
+        search_leaves(ROOTS, [], depth=2)
+
+
+def test_leaves_join_the_part_of_the_split_their_root_is_in():
+    base = data.make_dataset([{"fen": fen, "cp": 10 * i, "wdl": [500, 300, 200],
+                               "source": "game", "game_id": i, "ply": 20 + i,
+                               "result": "1-0", "sampled_by_rule": False}
+                              for i, fen in enumerate(ROOTS * 4)], {"depth": 10})
+    fens, owners = search_leaves([base.fen[0], base.fen[5]], [load_evaluator("pst")],
+                                 depth=2, rate=0.3, seed=0)
+    rows = np.array([0, 5])[owners]
+    n = len(fens)
+    grown = with_leaves(base, fens, rows, np.arange(n), np.tile([400, 400, 200], (n, 1)),
+                        depth=8)
+    assert len(grown) == len(base) + n
+    assert (grown.source[len(base):] == "leaf").all()
+    assert (grown.depth[len(base):] == 8).all() and (grown.depth[:len(base)] == 10).all()
+    assert (grown.game_id[len(base):] == base.game_id[rows]).all()
+    before = data.split_by_game(base.game_id)
+    after = data.split_by_game(grown.game_id)
+    for part_before, part_after in zip(before, after):
+        assert set(part_before) <= set(part_after)         # the old rows stay in place
+        for row in part_after[part_after >= len(base)]:
+            assert rows[row - len(base)] in part_before   # a leaf sits beside its root
+    with pytest.raises(ValueError, match="differ in number"):
+        with_leaves(base, fens, rows[:-1], np.arange(n), np.zeros((n, 3)), depth=8)
