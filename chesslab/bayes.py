@@ -31,6 +31,7 @@ from chesslab.encoding import as_board
 from chesslab.evaluation import Evaluator, register_evaluator
 from chesslab.features import FEATURE_NAMES, StandardScaler, features_batch
 from chesslab.files import MODELS_DIR, read_json, write_json_atomic
+from chesslab.scores import checkmate_score
 
 #: Class labels, in the column order of every probability array: White wins, draw,
 #: Black wins (PGN result strings).
@@ -260,8 +261,7 @@ class BayesEvaluator(Evaluator):
         scores = self.score_proba(self.nb.predict_proba(X))
         for i, board in enumerate(boards):
             if not any(board.generate_legal_moves()):  # game over: mate or stalemate
-                scores[i] = (-math.inf if board.turn == chess.WHITE else math.inf) \
-                    if board.is_check() else 0.0
+                scores[i] = checkmate_score(board) or 0.0
         return scores
 
     def evaluate_batch(self, boards) -> np.ndarray:

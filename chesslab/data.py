@@ -10,9 +10,10 @@ Two sources of positions, as in the seed documents:
 
 Every position is scored by Stockfish at a fixed depth (:func:`label_fens`): centipawns
 from White's side, and the engine's win/draw/loss estimate per mille. A forced mate in
-``n`` moves is stored as ``±(MATE_CP - n)`` (python-chess ``score(mate_score=MATE_CP)``);
-every score is clipped to ``[-MATE_CP, MATE_CP]``, so ``|cp| > MATE_CP - 1000`` means
-"a mate was found".
+``n`` moves is stored as ``±(LABEL_MATE_CP - n)`` (python-chess
+``score(mate_score=LABEL_MATE_CP)``); every score is clipped to ``±LABEL_MATE_CP``, so
+``|cp| > LABEL_MATE_CP - 1000`` means "a mate was found" (``chesslab.scores`` says why
+labels use this smaller scale than the search's ``MATE``).
 
 A dataset file is one compressed ``.npz`` of plain arrays (no pickles), loaded by
 :func:`load_dataset`; :meth:`Dataset.split` splits it **by game** so that positions of
@@ -41,11 +42,10 @@ from tqdm import tqdm
 from .files import DATA_DIR, atomic_path, check_writable
 from .game import outcome, play
 from .parallel import parallel_map
+from .scores import LABEL_MATE_CP
 from .stockfish import (ENGINE_OPTIONS, engine_name, find_stockfish, stop_worker_engines,
                         worker_engine)
 
-#: Score given to "mate now"; mate in n moves scores MATE_CP - n (negative if White is mated).
-MATE_CP = 10_000
 #: Strength range (UCI_Elo) of the self-play players; Stockfish 15.1 accepts 1350..2850.
 ELO_RANGE = (1350, 2850)
 #: The shipped dataset and game records.
@@ -269,20 +269,21 @@ def generate_games(count: int, path=DEFAULT_GAMES, seed: int = 0, nodes: int = 1
 def label_board(engine, board: chess.Board, depth: int = 10):
     """Stockfish's verdict on one position: ``(cp, (win, draw, loss))``, White's side.
 
-    ``cp`` is clipped centipawns (mates as ``±(MATE_CP - moves)``), the WDL triple is
-    per mille. Finished positions need no search: White mated is ``-MATE_CP``, Black
-    mated ``+MATE_CP``, a draw 0.
+    ``cp`` is clipped centipawns (mates as ``±(LABEL_MATE_CP - moves)``), the WDL triple
+    is per mille. Finished positions need no search: White mated is ``-LABEL_MATE_CP``,
+    Black mated ``+LABEL_MATE_CP``, a draw 0.
     """
     ended = outcome(board)
     if ended is not None:
         if ended.winner is None:
             return 0, (0, 1000, 0)
-        return (MATE_CP, (1000, 0, 0)) if ended.winner else (-MATE_CP, (0, 0, 1000))
+        return ((LABEL_MATE_CP, (1000, 0, 0)) if ended.winner
+                else (-LABEL_MATE_CP, (0, 0, 1000)))
     # game=object() starts a new game (ucinewgame): an empty hash, so labels do not
     # depend on which positions the engine saw before.
     info = engine.analyse(board, chess.engine.Limit(depth=depth), game=object())
     score = info["score"].white()
-    cp = int(np.clip(score.score(mate_score=MATE_CP), -MATE_CP, MATE_CP))
+    cp = int(np.clip(score.score(mate_score=LABEL_MATE_CP), -LABEL_MATE_CP, LABEL_MATE_CP))
     wdl = info.get("wdl") or info["score"].wdl(model="sf15.1", ply=board.ply())
     return cp, tuple(int(x) for x in wdl.white())
 
@@ -354,7 +355,7 @@ class Dataset:
     """Labelled positions; each field is an array with one row per position.
 
     fen: FEN strings; cp: Stockfish score in centipawns, White's side, clipped to
-    ±MATE_CP; wdl: (N, 3) win/draw/loss per mille, White's side; source: "random" or
+    ±LABEL_MATE_CP; wdl: (N, 3) win/draw/loss per mille, White's side; source: "random" or
     "game"; game_id: the game a position comes from (random positions get their own
     negative pseudo ids -1, -2, ...); ply: half-moves played; result: the game's result
     ("1-0", "0-1", "1/2-1/2"; "*" for random positions); sampled_by_rule: True for the
@@ -549,7 +550,7 @@ def build_dataset(pgn_paths=(DEFAULT_GAMES,), n_random: int = 100_000, depth: in
     for r, c, w in zip(rows, cp, wdl):
         r["cp"], r["wdl"] = c, w
     metadata = {"engine": engine_name(), "depth": depth, "engine_options": ENGINE_OPTIONS,
-                "mate_cp": MATE_CP, "seed": seed, "random_max_plies": max_plies,
+                "mate_cp": LABEL_MATE_CP, "seed": seed, "random_max_plies": max_plies,
                 "game_every": every, "pgn_files": files, "games": game_id,
                 "date": datetime.date.today().isoformat()}
     return make_dataset(rows, metadata)

@@ -14,7 +14,6 @@ read their weights from ``data/models/NAME.json``.
 from __future__ import annotations
 
 import importlib
-import math
 
 import chess
 import numpy as np
@@ -23,6 +22,7 @@ from chesslab.encoding import (piece_square_indices_batch, piece_square_onehot,
                                planes14_batch, thesis_vectors)
 from chesslab.files import MODELS_DIR, read_json
 from chesslab.nn import load_model
+from chesslab.scores import checkmate_score
 
 #: The Naive Bayes chapter's piece values (the king is never captured).
 PIECE_VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300,
@@ -65,17 +65,6 @@ def _need_board(board, who: str) -> None:
         raise TypeError(f"{who}.evaluate() needs a chess.Board, got {type(board).__name__}")
 
 
-def _mate_or_check(board: chess.Board):
-    """(+-inf if checkmate else None, check bonus). Mate is looked for only in check."""
-    if not board.is_check():
-        return None, 0
-    # The side NOT to move gives the check; White's point of view.
-    sign = -1 if board.turn == chess.WHITE else 1
-    if not any(board.generate_legal_moves()):
-        return sign * math.inf, 0
-    return None, sign * CHECK_BONUS
-
-
 class MaterialEvaluator(Evaluator):
     """The Naive Bayes chapter: material, checkmate = +-infinity, check = +10."""
 
@@ -83,9 +72,12 @@ class MaterialEvaluator(Evaluator):
 
     def evaluate(self, board: chess.Board) -> float:
         _need_board(board, self.name)
-        mate, bonus = _mate_or_check(board)
+        mate = checkmate_score(board)
         if mate is not None:
             return mate
+        # The side NOT to move gives the check; White's point of view.
+        bonus = 0 if not board.is_check() else \
+            -CHECK_BONUS if board.turn == chess.WHITE else CHECK_BONUS
         return float(material_balance(board) + bonus)
 
 
@@ -225,8 +217,9 @@ class PSTEvaluator(Evaluator):
 
     def evaluate(self, board: chess.Board) -> float:
         _need_board(board, self.name)
-        if board.is_check() and not any(board.generate_legal_moves()):
-            return -math.inf if board.turn == chess.WHITE else math.inf
+        mate = checkmate_score(board)
+        if mate is not None:
+            return mate
         return self._with_kings(board, *self._pieces(board))
 
     # ------------------------------------------------------------ inside a search
@@ -279,8 +272,9 @@ class PSTEvaluator(Evaluator):
 
     def evaluate_incremental(self, board: chess.Board) -> float:
         """The score of ``board`` from the running sums (equals ``evaluate``)."""
-        if board.is_check() and not any(board.generate_legal_moves()):
-            return -math.inf if board.turn == chess.WHITE else math.inf
+        mate = checkmate_score(board)
+        if mate is not None:
+            return mate
         return self._with_kings(board, *self._stack[-1])
 
 

@@ -16,7 +16,6 @@ the side to move's 768 features is exactly twelve piece-square tables, learned.
 """
 from __future__ import annotations
 
-import math
 
 import chess
 import numpy as np
@@ -25,6 +24,7 @@ from chesslab.encoding import N_PIECE_SQUARES, piece_square_feature
 from chesslab.evaluation import TARGET_SCALE_CP, NetworkEvaluator, register_evaluator
 from chesslab.files import MODELS_DIR
 from chesslab.nn import ClippedReLU, Dense, FeatureTransformer, NNUEHead
+from chesslab.scores import checkmate_score
 
 _COLOR_INDEX = {chess.WHITE: 0, chess.BLACK: 1}
 
@@ -73,13 +73,6 @@ def move_changes(board: chess.Board, move: chess.Move):
         if captured:
             removed.append(absolute_index(them, captured, move.to_square))
     return added, removed
-
-
-def _checkmated_score(board):
-    """+-inf (White's view) if the side to move is checkmated, else None."""
-    if board.is_check() and not any(board.generate_legal_moves()):
-        return -math.inf if board.turn == chess.WHITE else math.inf
-    return None
 
 
 class NNUEEvaluator(NetworkEvaluator):
@@ -170,7 +163,7 @@ class NNUEEvaluator(NetworkEvaluator):
         return TARGET_SCALE_CP * z if turn == chess.WHITE else -TARGET_SCALE_CP * z
 
     def evaluate(self, board: chess.Board) -> float:
-        mate = _checkmated_score(board)
+        mate = checkmate_score(board)
         if mate is not None:
             return mate
         return float(self._score(self.accumulator(board), board.turn))
@@ -251,7 +244,7 @@ class LinearPSTEvaluator(NetworkEvaluator):
         return np.array([[values[chess.square(f, 7 - r)] for f in range(8)] for r in range(8)])
 
     def evaluate(self, board: chess.Board) -> float:
-        mate = _checkmated_score(board)
+        mate = checkmate_score(board)
         if mate is not None:
             return mate
         tables = self.tables[board.turn]

@@ -11,7 +11,6 @@ get their sides at random).
 """
 from __future__ import annotations
 
-import math
 import random
 import time
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ import chess.svg
 from chesslab.encoding import as_board
 from chesslab.game import TERMINATION, outcome
 from chesslab.players import make_player as make_spec_player
+from chesslab.scores import is_mate_score
 
 #: A side played by clicks on the board.
 HUMAN = "human"
@@ -206,7 +206,7 @@ def format_score(cp) -> str:
     """Centipawns (White's view) as pawns, '+0.35'; mates as 'mate'."""
     if cp is None:
         return "?"
-    if math.isinf(cp) or abs(cp) >= 99000:
+    if is_mate_score(cp):
         return "+mate" if cp > 0 else "-mate"
     return f"{cp / 100:+.2f}"
 

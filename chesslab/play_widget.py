@@ -22,6 +22,7 @@ import ipywidgets as widgets
 from chesslab.evaluation import available_evaluators, load_evaluator
 from chesslab.play import (HUMAN, PROMOTION_PIECES, GameController, default_ai, draw_sides,
                            format_score)
+from chesslab.scores import result_score
 from chesslab.stockfish import find_stockfish
 
 SQUARE_PX = 46
@@ -448,7 +449,7 @@ class ChessGame(widgets.VBox):
         c = self.controller
         end = c.over
         if end is not None:
-            cp = {"1-0": 10000, "0-1": -10000}.get(end.result, 0)
+            cp = result_score(end.result)
         else:
             name = self.evaluator.value
             try:

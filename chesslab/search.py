@@ -35,11 +35,8 @@ import chess
 
 from chesslab.evaluation import PIECE_VALUES, load_evaluator
 from chesslab.game import draw_by_rule
+from chesslab.scores import MATE, MATE_THRESHOLD
 
-#: Score of "mated right now"; a mate ``ply`` half-moves away scores MATE - ply.
-MATE = 100000
-#: Scores beyond this are mates.
-MATE_THRESHOLD = MATE - 1000
 ALGORITHMS = ("minimax", "alphabeta", "full")
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _MAX_PLY = 64
