@@ -22,15 +22,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import chess
-import chess.pgn
 import numpy as np
 
 from chesslab.data import DEFAULT_GAMES, read_games, sample_plies, split_by_game
 from chesslab.encoding import as_board
-from chesslab.evaluation import Evaluator, register_evaluator
 from chesslab.features import FEATURE_NAMES, StandardScaler, features_batch
 from chesslab.files import MODELS_DIR, read_json, write_json_atomic
+from chesslab.handwritten import Evaluator
 from chesslab.scores import checkmate_score
 
 #: Class labels, in the column order of every probability array: White wins, draw,
@@ -201,7 +199,7 @@ def load_model(path=MODEL_PATH):
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path} is not a chesslab Naive Bayes model (its 'format' should "
                          f"be {FORMAT!r}); retrain it with "
-                         f"`python bench/bayes_results.py`")
+                         f"`python -m chesslab train bayes`")
     try:
         for key in ("feature_names", "scaler", "model"):
             if key not in data:
@@ -245,13 +243,15 @@ class BayesEvaluator(Evaluator):
         self._cache = {}
 
     @classmethod
-    def from_file(cls, path=MODEL_PATH) -> "BayesEvaluator":
+    def from_file(cls, path=MODEL_PATH, name: str = "bayes") -> "BayesEvaluator":
         nb, scaler, names, _ = load_model(path)
         if tuple(names) != FEATURE_NAMES:
             raise ValueError(f"{path} was trained on features {names}, but chesslab now "
                              f"computes {list(FEATURE_NAMES)}; retrain the model with "
-                             f"`python bench/bayes_results.py`")
-        return cls(nb, scaler)
+                             f"`python -m chesslab train bayes`")
+        evaluator = cls(nb, scaler)
+        evaluator.name = name
+        return evaluator
 
     def score_proba(self, proba: np.ndarray) -> np.ndarray:
         return self.score_scale * (proba[:, self._white] - proba[:, self._black])
@@ -280,8 +280,6 @@ class BayesEvaluator(Evaluator):
     def evaluate(self, board) -> float:
         return float(self.evaluate_batch([board])[0])
 
-
-register_evaluator("bayes", BayesEvaluator.from_file)
 
 
 # ---------------------------------------------------------------- training data
@@ -383,3 +381,4 @@ def compare(X_train, y_train, X_test, y_test, threshold: float = 200.0,
         rows.append({"model": label, "accuracy": accuracy(y_test, nb.predict(Z)),
                      "log_loss": log_loss(y_test, nb.predict_proba(Z))})
     return rows
+

@@ -21,6 +21,7 @@ import chess.svg
 
 from chesslab.encoding import as_board
 from chesslab.game import TERMINATION, outcome
+from chesslab.players import is_available, model_file
 from chesslab.players import make_player as make_spec_player
 from chesslab.scores import is_mate_score
 
@@ -68,15 +69,13 @@ def player_name(player, spec=None) -> str:
     return str(getattr(player, "name", None) or type(player).__name__)
 
 
-def default_ai(seed: int = 0):
+def default_ai():
     """(spec, note): the thesis CNN at depth 3 (at most 1 s) if its model exists, else
     pst with 1 s a move and a note saying why."""
-    try:
-        make_player(THESIS_AI, seed=seed)
+    if is_available(THESIS_AI):
         return THESIS_AI, None
-    except (FileNotFoundError, ImportError, ValueError) as exc:
-        reason = str(exc).split(";")[0]
-        return FALLBACK_AI, f"{THESIS_AI} unavailable ({reason}); playing {FALLBACK_AI}"
+    return FALLBACK_AI, (f"{THESIS_AI} unavailable (no model file {model_file(THESIS_AI)}); "
+                         f"playing {FALLBACK_AI}")
 
 
 def draw_sides(a, b, seed: int = 0):

@@ -25,13 +25,11 @@ from tqdm.auto import tqdm
 from .arena import MatchResult, match, play_game
 from .data import DEFAULT_GAMES, read_games
 from .evaluation import load_evaluator
-from .files import DATA_DIR, MODELS_DIR, read_json, write_json_atomic
+from .files import RESULTS_DIR, read_json, write_json_atomic
 from .parallel import parallel_map
-from .players import make_player
+from .players import is_available, make_player, model_file
 from .search import search
 from .training import load, recipe_ablation, split
-
-RESULTS_DIR = DATA_DIR / "results"
 
 #: Positions for the depth-cost measurement: an opening, a middlegame, an endgame.
 DEPTH_COST_POSITIONS = {
@@ -74,19 +72,10 @@ def measure_depth_cost(depths=(1, 2, 3, 4), algorithms=("minimax", "alphabeta", 
             "positions": positions, "rows": rows, **_stamp()}
 
 
-def _available(spec: str) -> bool:
-    """Can this player be made here (its model file exists)?"""
-    try:
-        make_player(spec).close()
-        return True
-    except (FileNotFoundError, ImportError):
-        return False
-
-
 def run_tournament(players=TOURNAMENT_PLAYERS, games: int = 4, seed: int = 0,
                    max_plies: int = 300, progress=True) -> dict:
     """A round robin: every pair plays ``games`` games (colours alternate)."""
-    players = [p for p in players if _available(p)]
+    players = [p for p in players if is_available(p)]
     pairs = {}
     for a, b in itertools.combinations(players, 2):
         result = match(a, b, games=games, seed=seed, max_plies=max_plies, progress=progress)
@@ -216,10 +205,8 @@ def _play_pair(job) -> list:
 
 def _model_tag(spec: str) -> str | None:
     """SHA-256 prefix of the model file a player spec reads (None for hand-written ones)."""
-    name = spec.split(":")[0].split("@")[0]
-    path = MODELS_DIR / f"{name}.json"
-    if name in ("material", "pst", "random", "minimax", "alphabeta", "stockfish") or \
-            not path.exists():
+    path = model_file(spec)
+    if path is None or not path.exists():
         return None
     return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 

@@ -4,7 +4,7 @@ Layers with forward/backward, losses returning (loss, grad), SGD and Adam, the t
 ANN and CNN, the tutorial's conv and residual nets, JSON model files, gradient checks.
 """
 from .gradcheck import check_layer, check_loss, numerical_gradient, relative_error
-from .io import FORMAT_VERSION, load_model, save_model
+from .io import FORMAT_VERSION, load_model, model_from_doc, save_model
 from .layers import (DTYPE, BatchNorm, ClippedReLU, Conv2D, Dense, FeatureTransformer,
                      Flatten, Layer, MaxPool2D, NNUEHead, ReLU, Residual, Sequential,
                      Sigmoid, Tanh,
@@ -20,6 +20,7 @@ __all__ = [
     "Residual", "Sequential", "ClippedReLU", "FeatureTransformer", "NNUEHead", "sigmoid", "sigmoid_mse", "conv2d_naive", "he_normal", "xavier_uniform", "layer_from_config",
     "DTYPE", "mse", "binary_cross_entropy", "softmax", "softmax_cross_entropy", "l2_penalty",
     "SGD", "Adam", "Network", "ANN", "CNN", "thesis_ann", "thesis_cnn", "conv_net",
-    "residual_net", "nnue_net", "linear_pst_net", "train_step", "save_model", "load_model", "FORMAT_VERSION",
+    "residual_net", "nnue_net", "linear_pst_net", "train_step", "save_model", "load_model", "model_from_doc",
+    "FORMAT_VERSION",
     "numerical_gradient", "relative_error", "check_layer", "check_loss",
 ]

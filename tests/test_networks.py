@@ -1,14 +1,15 @@
-"""The shipped networks (data/models/*.json) and NetworkEvaluator's contract."""
+"""A trained network as an evaluator: the shipped networks (data/models/*.json) and
+NetworkEvaluator's contract."""
 import json
 
 import chess
 import numpy as np
 import pytest
 
-from chesslab.evaluation import (NETWORKS, PERSPECTIVES, TARGET_KINDS, NetworkEvaluator,
-                                 load_evaluator)
+from chesslab.evaluation import EVALUATORS, load_evaluator
 from chesslab.files import MODELS_DIR
-from chesslab.nn import thesis_ann
+from chesslab.networks import PERSPECTIVES, TARGET_KINDS, NetworkEvaluator, encode_boards
+from chesslab.nn import ANN, thesis_ann
 
 START = chess.Board()
 # Both sides' queen removed in turn, White to move and Black to move.
@@ -18,6 +19,10 @@ BLACK_QUEEN_UP = [chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQk
                   chess.Board("rnbqkb1r/pppp1ppp/5n2/4p3/4P3/8/PPPP1PPP/RNB1KBNR w KQkq - 2 2")]
 MIDDLEGAME = [chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"),
               chess.Board("8/5pk1/6p1/3R4/8/6P1/5PK1/r7 b - - 0 40")]
+
+
+#: The shipped networks read by NetworkEvaluator itself (nnue and linear: test_nnue.py).
+NETWORKS = [name for name, entry in EVALUATORS.items() if entry.evaluator is NetworkEvaluator]
 
 
 @pytest.fixture(scope="module", params=NETWORKS)
@@ -90,3 +95,19 @@ def test_malformed_model_files_say_what_is_wrong(tmp_path):
 def test_mismatched_network_and_encoding_is_refused():
     with pytest.raises(ValueError, match=r"shape \(64,\)"):
         NetworkEvaluator(thesis_ann(), "planes14")
+
+
+def test_a_network_with_nan_weights_cannot_become_an_evaluator(tmp_path):
+    from chesslab.training import save
+    path = tmp_path / "ann.json"
+    save(ANN.from_topology([896, 4, 1], seed=0), path, "planes14_flat", "tanh")
+    doc = json.loads(path.read_text())
+    doc["bias1"][0] = "HERE"
+    path.write_text(json.dumps(doc).replace('"HERE"', "NaN"))
+    with pytest.raises(ValueError, match="ann.json: bias1 holds a non-finite number"):
+        NetworkEvaluator.from_file(path)
+
+
+def test_encode_boards_wants_a_list():
+    with pytest.raises(TypeError, match="takes a list of boards; for one board pass"):
+        encode_boards(chess.Board(), "planes14")
