@@ -59,8 +59,7 @@ from tqdm import tqdm
 
 from .data import DEFAULT_DATASET, Dataset, load_dataset
 from .evaluation import EVALUATORS, load_evaluator
-from .files import (MODELS_DIR, RESULTS_DIR, check_writable, check_writable_dir, read_json,
-                    write_json_atomic)
+from .files import MODELS_DIR, read_json
 from .handwritten import material_balance
 from .networks import (ENCODINGS, TARGET_SCALE_CP, cp_to_target, encode_boards,
                        expected_score, side_to_move_view, target_to_cp, turn_signs)
@@ -611,7 +610,7 @@ def load_history(name: str, models_dir=MODELS_DIR) -> History:
         return History.from_dict(doc["chesslab"]["history"])
     except (KeyError, TypeError):
         raise ValueError(f"model file {name}.json holds no training history; retrain it "
-                         f"with `python -m chesslab train {name}`") from None
+                         f"with `python -m chesslab train nets {name}`") from None
 
 
 # ---------------------------------------------------------------- the results table
@@ -684,66 +683,20 @@ FULL = {name: replace(SHIPPED[name], epochs=200, patience=10, lr_patience=4)
         for name in NETS}
 
 
-
-# ---------------------------------------------------------------- command line
-
-def _cmd_train(args):
-    names = list(NETS) if "all" in args.names else list(dict.fromkeys(args.names))
-    for key in ("epochs", "batch_size", "patience", "max_train"):
-        if getattr(args, key) is not None and getattr(args, key) < 1:
-            raise ValueError(f"--{key.replace('_', '-')} must be at least 1")
-    check_writable_dir(args.out, "--out folder")   # before the training, not after it
-    dataset = load(args.data)
+def train_and_save(names, data=None, out=MODELS_DIR, full: bool = False,
+                   progress: bool = True, **overrides):
+    """Train each of ``names`` with its shipped settings (``full``: the long run), changed
+    by ``overrides`` (TrainConfig fields), on the dataset file ``data`` (default: the
+    shipped one), and save ``out/NAME.json``. Yields (TrainResult, path) as each is done."""
+    dataset = load(data)
     splits = split(dataset)
-    info = {"file": Path(args.data or os.environ.get("CHESSLAB_DATASET") or
-                         DEFAULT_DATASET).name, "positions": len(dataset),
-            "train_positions": len(splits[0]), "validation_positions": len(splits[1]),
-            "test_positions": len(splits[2]), "depth": dataset.metadata.get("depth")}
+    info = {"file": Path(data or os.environ.get("CHESSLAB_DATASET") or DEFAULT_DATASET).name,
+            "positions": len(dataset), "train_positions": len(splits[0]),
+            "validation_positions": len(splits[1]), "test_positions": len(splits[2]),
+            "depth": dataset.metadata.get("depth")}
     cache = {}
     for name in names:
-        overrides = {key: getattr(args, key) for key in
-                     ("epochs", "batch_size", "lr", "max_train", "patience")
-                     if getattr(args, key) is not None}
-        config = replace((FULL if args.full else SHIPPED)[name], **overrides)
-        result = train_net(name, dataset, config, not args.quiet, splits, cache)
+        config = replace((FULL if full else SHIPPED)[name], **overrides)
+        result = train_net(name, dataset, config, progress, splits, cache)
         info = dict(info, train_positions=result.train_examples)
-        path = save_result(result, Path(args.out) / f"{name}.json", info)
-        v, t = result.validation, result.test
-        print(f"{name}: {len(result.history.epoch)} epochs in {result.seconds:.0f} s "
-              f"({result.history.stop_reason}); best epoch {result.history.best_epoch}; "
-              f"validation MAE {v['mae_cp']:.0f} cp, corr {v['correlation']:.3f}, sign "
-              f"accuracy {v['sign_accuracy']:.3f}; test MAE {t['mae_cp']:.0f} cp, corr "
-              f"{t['correlation']:.3f}, sign accuracy {t['sign_accuracy']:.3f}; wrote {path}")
-
-
-def _cmd_evaluate_models(args):
-    check_writable(args.out, "results file")
-    table = results_table(args.names, load(args.data), args.models)
-    write_json_atomic(args.out, table, indent=1)
-    print(format_table(table))
-
-
-def register_cli(subparsers) -> None:
-    p = subparsers.add_parser("train", help="train an evaluation network (the thesis pipeline)")
-    p.add_argument("names", nargs="+", choices=[*NETS, "all"], metavar="NAME",
-                   help=f"one or more of {', '.join(NETS)}, or all")
-    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
-    p.add_argument("--out", default=str(MODELS_DIR), help="folder for NAME.json")
-    p.add_argument("--full", action="store_true", help="the long run (many more epochs)")
-    p.add_argument("--epochs", type=int, default=None)
-    p.add_argument("--batch-size", type=int, default=None)
-    p.add_argument("--lr", type=float, default=None)
-    p.add_argument("--patience", type=int, default=None)
-    p.add_argument("--max-train", type=int, default=None,
-                   help="train on this many training positions only")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.set_defaults(func=_cmd_train)
-    p = subparsers.add_parser("evaluate-models",
-                              help="recompute the results table of the evaluators")
-    p.add_argument("names", nargs="*", default=list(TABLE_ROWS),
-                   help="evaluators (default: every row of the table in the registry)")
-    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
-    p.add_argument("--models", default=str(MODELS_DIR), help="folder of the model files")
-    p.add_argument("--out", default=str(RESULTS_DIR / "evaluators.json"),
-                   help="where to write the table (JSON)")
-    p.set_defaults(func=_cmd_evaluate_models)
+        yield result, save_result(result, Path(out) / f"{name}.json", info)

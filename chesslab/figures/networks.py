@@ -177,7 +177,7 @@ def training_curves_figure(names=("ann64", "cnn64", "ann", "cnn")):
         drawn += 1
     if not drawn:
         raise FileNotFoundError("no trained ANN/CNN model files in data/models; train them "
-                                "with `python -m chesslab train all`")
+                                "with `python -m chesslab train nets all`")
     ax_loss.set(xlabel="epoch", ylabel="validation MSE (scaled target)",
                 title="validation loss")
     ax_acc.set(xlabel="epoch", ylabel="sign accuracy", title="validation accuracy")
