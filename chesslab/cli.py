@@ -483,9 +483,10 @@ def _add_results(sub):
     q.set_defaults(func=_results_match)
 
     q = which.add_parser("recipe", help="train with each recipe step added in turn")
-    q.add_argument("--nets", nargs="+", default=["ann", "nnue"])
-    q.add_argument("--sample", type=COUNT, default=2000,
-                   help="test positions searched per network (default 2000)")
+    q.add_argument("--nets", nargs="+", default=list(training.RECIPE_NETS))
+    q.add_argument("--sample", type=COUNT, default=training.SEARCH_SAMPLE,
+                   help=f"test positions searched per network (default "
+                        f"{training.SEARCH_SAMPLE})")
     q.set_defaults(func=_results_recipe)
 
     q = which.add_parser("bayes", help="Naive Bayes against simple baselines, on the test "

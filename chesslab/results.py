@@ -35,14 +35,14 @@ from tqdm.auto import tqdm
 from .arena import OPENINGS, MatchResult, match, play_game
 from .bootstrap import shipped_game_split
 from .data import DEFAULT_GAMES, read_games
-from .evaluation import load_evaluator
+from .evaluation import EVALUATORS, load_evaluator
 from .files import RESULTS_DIR, read_json, write_json_atomic
 from .mcts import DEFAULT_MODEL
 from .parallel import parallel_map
 from .players import is_available, make_player, model_file
 from .policy_value import load_policy_value
 from .search import search
-from .training import load, recipe_ablation, split
+from .training import RECIPE_NETS, SEARCH_SAMPLE, load, recipe_ablation, split
 
 #: Positions for the depth-cost measurement: an opening, a middlegame, an endgame.
 DEPTH_COST_POSITIONS = {
@@ -50,9 +50,9 @@ DEPTH_COST_POSITIONS = {
     "Giuoco Piano 8...d5": "r1bqk2r/ppp2ppp/2n2n2/3p4/2BPP3/5N2/PP1N1PPP/R2QK2R w KQkq - 0 9",
     "rook endgame": "8/5pk1/6p1/8/3R4/6P1/r4PK1/8 w - - 0 1",
 }
-#: Players of the default tournament (learned ones join when their model files exist).
-TOURNAMENT_PLAYERS = ("random", "material:2", "pst:2", "ann:2", "cnn:2", "conv:2",
-                      "residual:2", "bayes:2", "mcts:100")
+#: Players of the default tournament: random, every evaluator of the registry at depth 2
+#: (learned ones when their model files exist) and MCTS.
+TOURNAMENT_PLAYERS = ("random", *(f"{name}:2" for name in EVALUATORS), "mcts:100")
 
 
 def _stamp() -> dict:
@@ -115,7 +115,7 @@ def score_matrix(tournament: dict):
     return players, matrix
 
 
-def measure_recipe(nets=("ann", "nnue"), sample: int = 2000) -> dict:
+def measure_recipe(nets=RECIPE_NETS, sample: int = SEARCH_SAMPLE) -> dict:
     """What each training-recipe step buys (``training.recipe_ablation``), stamped."""
     return {**recipe_ablation(nets, sample=sample), **_stamp()}
 

@@ -564,7 +564,11 @@ RECIPE_STEPS = (
 )
 
 
-def recipe_ablation(names=("ann", "nnue"), dataset: Dataset | None = None,
+#: The nets the recipe ablation trains by default (``results recipe``).
+RECIPE_NETS = ("ann", "nnue")
+
+
+def recipe_ablation(names=RECIPE_NETS, dataset: Dataset | None = None,
                     sample: int = SEARCH_SAMPLE, progress: bool = True) -> dict:
     """Train each net once per recipe step (cumulative) and measure it as a search
     uses it (``search_metrics`` at depth 1 on the test split): what each step buys.
