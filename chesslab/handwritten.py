@@ -66,13 +66,13 @@ class MaterialEvaluator(Evaluator):
 
     def evaluate(self, board: chess.Board) -> float:
         need_board(board, self.name)
-        mate = checkmate_score(board)
+        mate = checkmate_score(board)           # +-inf: the side to move is mated
         if mate is not None:
             return mate
-        # The side NOT to move gives the check; White's point of view.
-        bonus = 0 if not board.is_check() else \
-            -CHECK_BONUS if board.turn == chess.WHITE else CHECK_BONUS
-        return float(material_balance(board) + bonus)
+        score = material_balance(board)
+        if board.is_check():                    # the side NOT to move gives the check
+            score += CHECK_BONUS if board.turn == chess.BLACK else -CHECK_BONUS
+        return float(score)
 
 
 # Piece-square tables: centipawns added to a piece's value on each square, written
