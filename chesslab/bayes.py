@@ -182,7 +182,7 @@ def _as_rows(X) -> np.ndarray:
 
 # ---------------------------------------------------------------- model files
 
-def save_model(path, nb: GaussianNB, scaler: StandardScaler,
+def save_bayes(path, nb: GaussianNB, scaler: StandardScaler,
                feature_names=FEATURE_NAMES, info: dict | None = None) -> Path:
     """Classifier + scaler (+ what they were trained on) in one JSON file, atomically."""
     model = nb.to_dict()
@@ -196,7 +196,7 @@ def save_model(path, nb: GaussianNB, scaler: StandardScaler,
                                     "info": info or {}}, indent=1)
 
 
-def load_model(path=MODEL_PATH):
+def load_bayes(path=MODEL_PATH):
     """(GaussianNB, StandardScaler, feature_names, info) from a model file."""
     data = read_json(path, "Naive Bayes model file")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -247,7 +247,7 @@ class BayesEvaluator(Evaluator):
 
     @classmethod
     def from_file(cls, path=MODEL_PATH, name: str = "bayes") -> "BayesEvaluator":
-        nb, scaler, names, _ = load_model(path)
+        nb, scaler, names, _ = load_bayes(path)
         if tuple(names) != FEATURE_NAMES:
             raise ValueError(f"{path} was trained on features {names}, but chesslab now "
                              f"computes {list(FEATURE_NAMES)}; retrain the model with "
@@ -324,14 +324,16 @@ def train(X, y, var_smoothing: float = 1e-9):
     return GaussianNB(var_smoothing).fit(scaler.transform(X), y, classes=CLASSES), scaler
 
 
-def split_games(game_ids, test_fraction: float = 0.2, seed: int = 0):
+def train_test_rows(game_ids, test_fraction: float = 0.2, seed: int = 0):
     """(train rows, test rows): whole games on one side (see data.split_by_game)."""
     return split_by_game(game_ids, (1 - test_fraction, test_fraction), seed)
 
 
 # ---------------------------------------------------------------- measuring
 
-def accuracy(y_true, y_pred) -> float:
+def label_accuracy(y_true, y_pred) -> float:
+    """The fraction of predicted labels equal to the true ones (not ``training.accuracy``,
+    which compares the signs of centipawn scores)."""
     return float(np.mean(np.asarray(y_true) == np.asarray(y_pred)))
 
 
@@ -369,19 +371,19 @@ def compare(X_train, y_train, X_test, y_test, threshold: float = 200.0,
     prior = counts / counts.sum()
     majority = CLASSES[int(np.argmax(counts))]
     rows.append({"model": "majority class (" + majority + ")",
-                 "accuracy": accuracy(y_test, np.full(len(y_test), majority)),
+                 "accuracy": label_accuracy(y_test, np.full(len(y_test), majority)),
                  "log_loss": log_loss(y_test, np.tile(prior, (len(y_test), 1)))})
     m = FEATURE_NAMES.index("material")
     rule_train = material_rule(X_train[:, m], threshold)
     rule_test = material_rule(X_test[:, m], threshold)
     rows.append({"model": f"material rule (|material| >= {threshold:g})",
-                 "accuracy": accuracy(y_test, rule_test),
+                 "accuracy": label_accuracy(y_test, rule_test),
                  "log_loss": log_loss(y_test, _rule_proba(rule_train, y_train, rule_test))})
     for label, cols in (("Naive Bayes, material only", [m]),
                         ("Naive Bayes, all features", list(range(X_train.shape[1])))):
         nb, scaler = train(X_train[:, cols], y_train, var_smoothing)
         Z = scaler.transform(X_test[:, cols])
-        rows.append({"model": label, "accuracy": accuracy(y_test, nb.predict(Z)),
+        rows.append({"model": label, "accuracy": label_accuracy(y_test, nb.predict(Z)),
                      "log_loss": log_loss(y_test, nb.predict_proba(Z))})
     return rows
 
@@ -404,7 +406,7 @@ class GameSample:
 def game_sample(pgn=DEFAULT_GAMES, test_fraction: float = 0.2, seed: int = 0) -> GameSample:
     """Features of the chapter's sample of every game in ``pgn``, split by game."""
     X, y, game_ids, plies = load_training_data(pgn)
-    train_rows, test_rows = split_games(game_ids, test_fraction, seed)
+    train_rows, test_rows = train_test_rows(game_ids, test_fraction, seed)
     counts = lambda labels: {c: int(np.sum(labels == c)) for c in CLASSES}  # noqa: E731
     info = {"games": Path(pgn).name, "seed": seed,
             "train_games": int(len(np.unique(game_ids[train_rows]))),
@@ -417,13 +419,13 @@ def train_shipped(sample: GameSample, path=MODEL_PATH, **info) -> Path:
     """The model ``load_evaluator("bayes")`` reads: fitted on the sample's training
     games, saved with what it was trained on (and ``info``, e.g. the command)."""
     nb, scaler = train(sample.X[sample.train], sample.y[sample.train])
-    return save_model(path, nb, scaler, info={**sample.info, **info})
+    return save_bayes(path, nb, scaler, info={**sample.info, **info})
 
 
 def _nb_row(label, X_train, y_train, X_test, y_test):
     nb, scaler = train(X_train, y_train)
     Z = scaler.transform(X_test)
-    return {"model": label, "accuracy": accuracy(y_test, nb.predict(Z)),
+    return {"model": label, "accuracy": label_accuracy(y_test, nb.predict(Z)),
             "log_loss": log_loss(y_test, nb.predict_proba(Z))}
 
 
@@ -453,7 +455,7 @@ def feature_selection(X_train, y_train, game_ids, X_test, y_test, seed):
         cols = [k for k in everything if k != j]
         row = _nb_row(FEATURE_NAMES[j], X_train[:, cols], y_train, X_test[:, cols], y_test)
         drop_one.append({"feature": row.pop("model"), **row})
-    fit_rows, val_rows = split_games(game_ids, 0.25, seed + 1)
+    fit_rows, val_rows = train_test_rows(game_ids, 0.25, seed + 1)
     chosen, best = [], math.inf
     while len(chosen) < len(everything):
         loss, j = min((_nb_row("", X_train[fit_rows][:, chosen + [j]], y_train[fit_rows],
@@ -489,7 +491,7 @@ def measure(sample: GameSample) -> dict:
     nb, scaler = train(X_train, y_train)
     Z = scaler.transform(X_test)
     by_phase = {name: {"positions": int(mask.sum()),
-                       "accuracy": accuracy(y_test[mask], nb.predict(Z[mask])),
+                       "accuracy": label_accuracy(y_test[mask], nb.predict(Z[mask])),
                        "log_loss": log_loss(y_test[mask], nb.predict_proba(Z[mask]))}
                 for name, mask in (("first 75% of the game", ~late),
                                    ("last 25% of the game", late))}

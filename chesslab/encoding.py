@@ -22,7 +22,7 @@ import chess
 import numpy as np
 
 __all__ = [
-    "PIECE_VALUES", "PIECE_STRINGS", "POLICY_SIZE", "N_PROMOTIONS", "PROMOTION_PAIRS",
+    "THESIS_CODES", "PIECE_STRINGS", "POLICY_SIZE", "N_PROMOTIONS", "PROMOTION_PAIRS",
     "thesis_vector", "thesis_vectors", "planes14", "planes14_batch", "planes9",
     "planes9_batch", "move_to_index", "index_to_move", "legal_mask", "legal_indices",
     "square_to_rowcol", "as_board", "N_PIECE_SQUARES", "PAD_FEATURE",
@@ -30,8 +30,9 @@ __all__ = [
     "piece_square_onehot",
 ]
 
-#: The thesis's number for each piece type (white positive, black negative).
-PIECE_VALUES = {chess.KING: 7, chess.QUEEN: 5, chess.BISHOP: 4,
+#: The thesis's number for each piece type (white positive, black negative): a code for
+#: the network's input, not a value (``chesslab.evaluation.PIECE_VALUES`` are centipawns).
+THESIS_CODES = {chess.KING: 7, chess.QUEEN: 5, chess.BISHOP: 4,
                 chess.KNIGHT: 3, chess.ROOK: 2, chess.PAWN: 1}
 #: The thesis's string for each piece type, prefixed with "w" or "b".
 PIECE_STRINGS = {chess.KING: "K", chess.QUEEN: "Q", chess.BISHOP: "B",
@@ -105,8 +106,8 @@ def _piece_bits(boards: Sequence[chess.Board]) -> np.ndarray:
 
 
 # --- the thesis's 64-vector ---------------------------------------------------------
-_THESIS_WEIGHTS = np.array([PIECE_VALUES[pt] for pt in _PIECE_ORDER]
-                           + [-PIECE_VALUES[pt] for pt in _PIECE_ORDER], dtype=np.float32)
+_THESIS_WEIGHTS = np.array([THESIS_CODES[pt] for pt in _PIECE_ORDER]
+                           + [-THESIS_CODES[pt] for pt in _PIECE_ORDER], dtype=np.float32)
 
 
 def thesis_vector(board: chess.Board) -> np.ndarray:

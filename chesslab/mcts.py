@@ -62,7 +62,7 @@ def terminal_value(board: chess.Board, draw_value: float = 0.0):
     return draw_value if board.turn == chess.WHITE else -draw_value
 
 
-class Node:
+class MCTSNode:
     """A position in the tree. Its moves' statistics live in arrays (one entry per
     legal move): prior P, visit count N, total value W (for the player to move here)."""
 
@@ -116,7 +116,7 @@ class MCTS:
 
     # ------------------------------------------------------------------ the search
     def search(self, board: chess.Board, simulations: int | None = None,
-               noise: bool = False, time_limit: float | None = None) -> Node:
+               noise: bool = False, time_limit: float | None = None) -> MCTSNode:
         """Run the simulations from ``board`` (not modified); returns the root node.
 
         With ``time_limit`` (seconds) the search also stops when time is up.
@@ -125,7 +125,7 @@ class MCTS:
         board = as_board(board).copy()
         if terminal_value(board, draw_value=self.draw_value) is not None:
             raise ValueError(f"the game is over in {board.fen()!r}; nothing to search")
-        root = self._reused_root(board) or Node()
+        root = self._reused_root(board) or MCTSNode()
         if not root.expanded:
             self._expand_now(board, root)
         self._root_prior = root.prior
@@ -154,7 +154,7 @@ class MCTS:
                  for ms in move_lists]
         return self.evaluate(planes9_batch(boards), legal)
 
-    def _select(self, node: Node, prior) -> int:
+    def _select(self, node: MCTSNode, prior) -> int:
         n = node.N
         u = self.c_puct * prior * math.sqrt(max(n.sum(), 1.0)) / (1.0 + n)
         return int(np.argmax(node.q() + u))
@@ -175,7 +175,7 @@ class MCTS:
                 node.W[a] -= vl
                 path.append((node, a))
                 if node.children[a] is None:
-                    node.children[a] = Node()
+                    node.children[a] = MCTSNode()
                 board.push(node.moves[a])
                 node = node.children[a]
             collision = False
@@ -258,7 +258,7 @@ class MCTS:
 
 # ---------------------------------------------------------------------- choosing a move
 
-def visit_policy(root: Node, temperature: float = 1.0):
+def visit_policy(root: MCTSNode, temperature: float = 1.0):
     """Move probabilities from visit counts: N^(1/T), normalised; T = 0 is argmax."""
     n = root.N
     if temperature <= 0:
@@ -268,13 +268,13 @@ def visit_policy(root: Node, temperature: float = 1.0):
     return p / p.sum()
 
 
-def pick_move(root: Node, temperature: float, rng: np.random.Generator) -> chess.Move:
+def pick_move(root: MCTSNode, temperature: float, rng: np.random.Generator) -> chess.Move:
     """Sample from ``visit_policy`` (ties at temperature 0 broken by ``rng``)."""
     p = visit_policy(root, temperature)
     return root.moves[int(rng.choice(len(p), p=p))]
 
 
-def principal_variation(root: Node, length: int = 8):
+def principal_variation(root: MCTSNode, length: int = 8):
     """Most visited moves from the root down."""
     pv, node = [], root
     while node is not None and node.expanded and node.N.sum() > 0 and len(pv) < length:

@@ -21,8 +21,7 @@ import chess.svg
 
 from chesslab.encoding import as_board
 from chesslab.game import TERMINATION, outcome
-from chesslab.players import is_available, model_file
-from chesslab.players import make_player as make_spec_player
+from chesslab.players import is_available, make_player, model_file
 from chesslab.scores import is_mate_score
 
 #: A side played by clicks on the board.
@@ -40,8 +39,9 @@ FALLBACK_AI = "pst@1s"
 CANDIDATES = 3
 
 
-def make_player(spec, seed: int = 0):
-    """A player from a spec string ("pst:3", "random", ...) or an object with choose_move.
+def side_player(spec, seed: int = 0):
+    """The player of one side: None for "human", else ``players.make_player(spec)`` (or
+    the object itself, if it has choose_move).
 
     Search players built here score their best ``CANDIDATES`` root moves exactly (the
     search's ``multipv``): it costs them about one ply, and it is what the explanation
@@ -54,7 +54,7 @@ def make_player(spec, seed: int = 0):
     if not isinstance(spec, str):
         raise TypeError(f"a player is 'human', a spec string like 'pst:3' or an object "
                         f"with choose_move(board); got {type(spec).__name__}")
-    player = make_spec_player(spec, seed=seed)
+    player = make_player(spec, seed=seed)
     options = getattr(player, "options", None)
     if isinstance(options, dict):
         options.setdefault("multipv", CANDIDATES)
@@ -237,7 +237,7 @@ class GameController:
     def set_player(self, color: chess.Color, spec) -> None:
         """Give ``color`` to a human or an AI (takes effect at once)."""
         seed = self.seed + (0 if color == chess.WHITE else 1)
-        player = make_player(spec, seed=seed)
+        player = side_player(spec, seed=seed)
         old = self.players.get(color)
         if old is not None and old is not player and hasattr(old, "close"):
             old.close()                    # an engine process (Stockfish)

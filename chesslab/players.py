@@ -31,11 +31,12 @@ import re
 import chess
 import chess.engine
 
+from chesslab.clock import check_limits
 from chesslab.evaluation import EVALUATORS, load_evaluator, model_path
 from chesslab.evaluation import is_available as evaluator_available
 from chesslab.game import Player, outcome
 from chesslab.mcts import DEFAULT_MODEL, mcts_player
-from chesslab.search import Searcher, check_limits
+from chesslab.search import Searcher
 from chesslab.stockfish import find_stockfish, quit_engine, start_engine
 
 __all__ = ["Player", "RandomPlayer", "SearchPlayer", "StockfishPlayer", "EngineStopped",

@@ -19,10 +19,9 @@ import numpy as np
 
 from .encoding import POLICY_SIZE, PROMOTION_PAIRS, as_board, legal_indices, planes9_batch
 from .files import read_json
-from .nn import (BatchNorm, Conv2D, Dense, Flatten, Layer, ReLU, Residual, Sequential, Tanh,
-                 l2_penalty, mse, save_model, softmax_cross_entropy)
-from .nn.io import FORMAT_VERSION, load_weights
-from .nn.layers import DTYPE
+from .nn import (DTYPE, FORMAT_VERSION, BatchNorm, Conv2D, Dense, Flatten, Layer, ReLU, Residual,
+                 Sequential, Tanh, l2_penalty, mse, save_model, softmax_cross_entropy)
+from .nn.io import load_weights
 
 INPUT_SHAPE = (9, 8, 8)
 

@@ -14,6 +14,11 @@ One negamax routine serves all three algorithms (so they agree on every rule):
   can switch it on and off; razoring is one too, off by default (it prunes the quiet
   move that mates: measured worse on tactics).
 
+The machinery around the search has modules of its own: which moves to try first
+(``chesslab.ordering``: MVV-LVA, killers, history, static exchange evaluation), what is
+known about positions already searched (``chesslab.transposition``) and when to stop
+(``chesslab.clock``).
+
 Scores inside are "negamax" scores (good for the side to move); ``SearchResult.score``
 is converted to centipawns from White's point of view, like the evaluators. A mate
 found at ``ply`` half-moves from the root scores ``MATE - ply``, so faster mates score
@@ -27,22 +32,19 @@ and insufficient material score as draws (0).
 from __future__ import annotations
 
 import math
-import numbers
-import time
 from dataclasses import dataclass, field
 
 import chess
 
-from chesslab.evaluation import PIECE_VALUES, load_evaluator
+from chesslab.clock import Clock, OutOfTime, check_limits
+from chesslab.evaluation import load_evaluator
 from chesslab.game import draw_by_rule
+from chesslab.ordering import MoveOrderer
 from chesslab.scores import MATE, MATE_THRESHOLD
+from chesslab.transposition import TranspositionTable
 
 ALGORITHMS = ("minimax", "alphabeta", "full")
-_EXACT, _LOWER, _UPPER = 0, 1, 2
 _MAX_PLY = 64
-_TT_MAX_ENTRIES = 400_000
-_VALUES = {**PIECE_VALUES, chess.KING: 2000}
-_PROMOTION_RANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 
 
 @dataclass
@@ -97,10 +99,6 @@ def white_to_side(value: float, turn: chess.Color, ply: int) -> float:
     return value if turn == chess.WHITE else -value
 
 
-class _Timeout(Exception):
-    pass
-
-
 #: The full search's switches: keyword arguments of ``Searcher`` and ``search``, each on
 #: by default for ``"full"`` and off for the other algorithms (``batch`` is off for all).
 SWITCHES = ("ordering", "killers", "tt", "quiescence", "iterative", "check_extension",
@@ -116,7 +114,7 @@ _RAZOR = (0, 300, 500)           # by depth left (1 and 2)
 
 
 class Searcher:
-    """The search state: evaluator, switches, counters, transposition table, killers.
+    """The search state: evaluator, switches, counters, transposition table, move orderer.
 
     One ``Searcher`` can search many positions: with ``keep_tt`` its transposition
     table, and with ``keep_history`` its history of good quiet moves, carry over from
@@ -180,9 +178,9 @@ class Searcher:
         self._evaluate = (evaluator.evaluate_incremental if self.incremental
                           else evaluator.evaluate)
         self.nodes = 0
-        self.tt = {}
-        self._history = {}
-        self.deadline = self.node_limit = math.inf
+        self.tt = TranspositionTable(MATE_THRESHOLD)
+        self.orderer = MoveOrderer(self.see, _MAX_PLY)
+        self.clock = Clock()
 
     # ------------------------------------------------------------ entry point
     def search(self, board: chess.Board, depth=None, time_limit=None, rng=None,
@@ -192,18 +190,12 @@ class Searcher:
         max_depth = depth if depth is not None else _MAX_PLY - 1
         if max_depth < 1:
             raise ValueError(f"depth must be at least 1, got {depth}")
-        start = time.perf_counter()
+        self.clock = Clock(time_limit, node_limit)
         root, board = board, board.copy()  # a timeout leaves the copy mid-search
         self.nodes = 1  # the root
-        self.deadline = self.node_limit = math.inf
         if not self.keep_tt:
             self.tt.clear()
-        self._killer = [[None, None] for _ in range(_MAX_PLY + 2)]
-        if self.keep_history:
-            # The last searches' history still orders quiet moves, at a quarter weight.
-            self._history = {k: v >> 2 for k, v in self._history.items() if v >= 4}
-        else:
-            self._history = {}
+        self.orderer.new_search(self.keep_history)
         self._pv = [[] for _ in range(_MAX_PLY + 2)]
         self._seen = self._game_history(board)
         if self.incremental:
@@ -212,34 +204,24 @@ class Searcher:
         if not moves:
             score = mate_value(0) if board.is_check() else 0
             return SearchResult(None, score if board.turn else -score, 0, 1, [], [],
-                                time.perf_counter() - start, self.algorithm)
+                                self.clock.seconds(), self.algorithm)
         iterative = self.iterative or time_limit is not None or node_limit is not None
         depths = range(1 if iterative else max_depth, max_depth + 1)
         done = None
         for d in depths:
-            if time_limit is not None and d > 1:
-                # Do not start an iteration we are unlikely to finish (each costs
-                # several times the previous one); stop hard at the limit.
-                if time.perf_counter() - start > 0.5 * time_limit:
-                    break
-                self.deadline = start + time_limit
-            if node_limit is not None and d > 1:
-                # A budget of nodes instead of seconds: the same answer on a busy
-                # machine (the first iteration always completes, as with a clock).
-                if self.nodes > 0.5 * node_limit:
-                    break
-                self.node_limit = node_limit
+            if not self.clock.start_iteration(d, self.nodes):
+                break
             self._root_depth = d
             order = self._order_root(board, moves, done)
             try:
                 done = self._iteration(board, d, order, done, rng is not None)
-            except _Timeout as partial:
+            except OutOfTime as partial:
                 done = self._merge_partial(partial.args[0], done)
                 break
             best = done[1][0][0]
             if abs(best) >= MATE_THRESHOLD and MATE - abs(best) <= d:
                 break  # a mate within the searched depth: deeper cannot change it
-        return self._result(root, done, rng, time.perf_counter() - start)
+        return self._result(root, done, rng, self.clock.seconds())
 
     # ------------------------------------------------------------ the root
     def _iteration(self, board, depth, moves, done, ties):
@@ -262,10 +244,10 @@ class Searcher:
                 moves = [fail_high[1]] + [m for m in moves if m != fail_high[1]]
         try:
             exact, _ = self._search_root(board, depth, moves, ties)
-        except _Timeout as partial:
+        except OutOfTime as partial:
             if fail_high is not None and not partial.args[0][1]:
                 # The narrow window had already shown this move beats the old best.
-                raise _Timeout((depth, [fail_high])) from None
+                raise OutOfTime((depth, [fail_high])) from None
             raise
         return depth, exact
 
@@ -291,8 +273,8 @@ class Searcher:
                         score = -self._negamax(board, depth - 1, -beta, -lower, 1)
                 else:
                     score = -self._negamax(board, depth - 1, -beta, -lower, 1)
-            except _Timeout:
-                raise _Timeout((depth, exact)) from None  # board and counts abandoned
+            except OutOfTime:
+                raise OutOfTime((depth, exact)) from None  # board and counts abandoned
             self._pop(board)
             if score >= beta:
                 return None, (score, move, [move] + self._pv[1])
@@ -302,7 +284,7 @@ class Searcher:
         return exact, None
 
     def _order_root(self, board, moves, done):
-        ordered = self._ordered(board, moves, 0, None) if self.ordering else list(moves)
+        ordered = self.orderer.ordered(board, moves, 0, None) if self.ordering else list(moves)
         if done is not None and self.ordering:
             ranked = [m for _, m, _ in done[1]]
             ordered = ranked + [m for m in ordered if m not in ranked]
@@ -355,14 +337,9 @@ class Searcher:
         alpha0 = alpha
         hash_move = None
         if self.tt_enabled:
-            entry = self.tt.get(key)
-            if entry is not None:
-                e_depth, flag, value, hash_move = entry
-                value = _from_tt(value, ply)
-                if e_depth >= depth:
-                    if (flag == _EXACT or (flag == _LOWER and value >= beta)
-                            or (flag == _UPPER and value <= alpha)):
-                        return value
+            value, hash_move = self.tt.probe(key, depth, alpha, beta, ply)
+            if value is not None:
+                return value
 
         stand = None  # the static evaluation, for the pruning near the leaves
         if ((self.futility or self.razoring) and depth <= 3 and not in_check
@@ -396,10 +373,10 @@ class Searcher:
         if depth == 1 and self.batch:
             moves = list(board.legal_moves)
             if self.ordering:
-                moves = self._ordered(board, moves, ply, hash_move)
+                moves = self.orderer.ordered(board, moves, ply, hash_move)
             statics = self._batch_statics(board, moves, ply)
         elif self.ordering:
-            moves = self._moves(board, ply, hash_move, in_check)
+            moves = self.orderer.staged(board, ply, hash_move, in_check)
         else:
             moves = board.legal_moves
 
@@ -441,16 +418,13 @@ class Searcher:
                 alpha = score
                 if self.prune and alpha >= beta:
                     if self.killers and quiet:
-                        self._remember_quiet(move, depth, ply)
+                        self.orderer.remember_cutoff(move, depth, ply)
                     break
         self._seen_remove(key)
         if best == -math.inf:  # no legal move
             return mate_value(ply) if in_check else 0
         if self.tt_enabled:
-            flag = _UPPER if best <= alpha0 else _LOWER if best >= beta else _EXACT
-            if len(self.tt) >= _TT_MAX_ENTRIES:
-                self.tt.clear()
-            self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
+            self.tt.store(key, depth, best, alpha0, beta, ply, best_move)
         return best
 
     def _quiesce(self, board, alpha, beta, ply, static=None, in_check=None):
@@ -471,7 +445,7 @@ class Searcher:
         if stand >= beta or ply >= _MAX_PLY:
             return stand
         alpha = max(alpha, stand)
-        return self._quiesce_moves(board, self._captures(board, alpha - stand), stand,
+        return self._quiesce_moves(board, self.orderer.captures(board, alpha - stand), stand,
                                    alpha, beta, ply)
 
     def _quiesce_moves(self, board, moves, best, alpha, beta, ply):
@@ -492,39 +466,9 @@ class Searcher:
     def _evasions(self, board, alpha, beta, ply):
         """In check at the horizon (a capture gave it): no standing pat, every legal
         reply is searched (there are few), then quiescence goes on."""
-        moves = self._ordered(board, list(board.legal_moves), ply, None)
+        moves = self.orderer.ordered(board, list(board.legal_moves), ply, None)
         best = self._quiesce_moves(board, moves, -math.inf, alpha, beta, ply)
         return mate_value(ply) if best == -math.inf else best
-
-    def _captures(self, board, margin):
-        """Captures and queen promotions worth trying in quiescence, best first."""
-        keyed = []
-        for move in board.generate_legal_captures():
-            victim = _VALUES[board.piece_type_at(move.to_square) or chess.PAWN]
-            gain = victim + (_VALUES[move.promotion] - 100 if move.promotion else 0)
-            if gain + 200 < margin:
-                continue  # delta pruning: even winning the piece cannot reach alpha
-            attacker = _VALUES[board.piece_type_at(move.from_square)]
-            if (attacker > victim and self._loses_material(board, move)
-                    and not board.gives_check(move)):
-                # e.g. QxP on a defended square, unless it is check (it might mate).
-                # gives_check pushes and pops the board alone with nothing evaluated
-                # in between: an incremental evaluator's stack stays in step.
-                continue
-            keyed.append((10 * gain - attacker, move))
-        seventh = chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2
-        if board.pawns & board.occupied_co[board.turn] & seventh:
-            for move in board.generate_legal_moves(board.pawns & seventh, _PROMOTION_RANKS):
-                if move.promotion == chess.QUEEN and not board.is_capture(move):
-                    keyed.append((8 * 800, move))
-        keyed.sort(key=lambda item: -item[0])
-        return [move for _, move in keyed]
-
-    def _loses_material(self, board, move):
-        """A capture by a bigger piece of a smaller one: does it lose material?"""
-        if self.see:
-            return see(board, move) < 0
-        return board.is_attacked_by(not board.turn, move.to_square)
 
     # ------------------------------------------------------------ leaves
     def _static(self, board, ply):
@@ -559,9 +503,8 @@ class Searcher:
     # ------------------------------------------------------------ bookkeeping
     def _count(self):
         self.nodes += 1
-        if self.nodes & 1023 == 0 and (time.perf_counter() > self.deadline
-                                       or self.nodes >= self.node_limit):
-            raise _Timeout(None)
+        if self.nodes & 1023 == 0:
+            self.clock.check(self.nodes)
 
     def _is_draw(self, board, key):
         """Draw by the 50-move rule, insufficient material or a repeated position.
@@ -605,133 +548,6 @@ class Searcher:
         """The side to move has a piece besides king and pawns (null move is safe)."""
         return bool(board.occupied_co[board.turn] & ~(board.pawns | board.kings))
 
-    def _capture_key(self, board, move):
-        """(MVV-LVA key, loses material?) of a capture."""
-        victim = _VALUES[board.piece_type_at(move.to_square) or chess.PAWN]
-        attacker = _VALUES[board.piece_type_at(move.from_square)]
-        key = 10 * victim - attacker + (_VALUES[move.promotion] if move.promotion else 0)
-        return key, attacker > victim and self._loses_material(board, move)
-
-    def _ordered(self, board, moves, ply, hash_move):
-        """Best moves first: hash move, captures (MVV-LVA), promotions, killers, history,
-        then captures that lose material."""
-        killers = self._killer[ply] if self.killers else ()
-        history = self._history
-        keyed = []
-        for move in moves:
-            if move == hash_move:
-                key = 10_000_000
-            elif board.is_capture(move):
-                key, loses = self._capture_key(board, move)
-                key += -100_000 if loses else 1_000_000
-            elif move.promotion:
-                key = 900_000 + _VALUES[move.promotion]
-            elif move in killers:
-                key = 800_000 - killers.index(move)
-            else:
-                key = history.get((move.from_square, move.to_square), 0)
-            keyed.append((key, move))
-        keyed.sort(key=lambda item: -item[0])
-        return [move for _, move in keyed]
-
-    def _moves(self, board, ply, hash_move, in_check):
-        """The legal moves in ``_ordered``'s order, generated in stages: a cutoff by
-        the hash move or a capture saves generating and sorting the quiet moves."""
-        if in_check:  # few legal moves: all at once
-            yield from self._ordered(board, list(board.legal_moves), ply, hash_move)
-            return
-        if hash_move is not None and board.is_legal(hash_move):
-            yield hash_move
-        good, bad = [], []
-        for move in board.generate_legal_captures():
-            if move != hash_move:
-                key, loses = self._capture_key(board, move)
-                (bad if loses else good).append((key, move))
-        empty_last_rank = _PROMOTION_RANKS & ~board.occupied
-        for move in board.generate_legal_moves(board.pawns, empty_last_rank):
-            if move.promotion == chess.QUEEN and move != hash_move:
-                good.append((_VALUES[chess.QUEEN], move))
-        good.sort(key=lambda item: -item[0])
-        for _, move in good:
-            yield move
-        killers = []
-        for move in self._killer[ply] if self.killers else ():
-            if (move is not None and move != hash_move and move not in killers
-                    and not move.promotion and not board.is_capture(move)
-                    and board.is_legal(move)):
-                killers.append(move)
-                yield move
-        history = self._history
-        quiets = [(history.get((m.from_square, m.to_square), 0), m)
-                  for m in board.generate_legal_moves()
-                  if m.promotion != chess.QUEEN and m != hash_move and m not in killers
-                  and not board.is_capture(m)]
-        quiets.sort(key=lambda item: -item[0])
-        for _, move in quiets:
-            yield move
-        bad.sort(key=lambda item: -item[0])
-        for _, move in bad:
-            yield move
-
-    def _remember_quiet(self, move, depth, ply):
-        killers = self._killer[ply]
-        if move != killers[0]:
-            killers[1], killers[0] = killers[0], move
-        key = (move.from_square, move.to_square)
-        self._history[key] = min(self._history.get(key, 0) + depth * depth, 700_000)
-
-
-def see(board: chess.Board, move: chess.Move) -> int:
-    """Static exchange evaluation: centipawns the capture ``move`` wins for the side to
-    move if both sides then recapture on that square with their least valuable piece
-    while it pays (pins and checks are ignored). Negative: the capture loses material.
-    """
-    target = move.to_square
-    if board.is_en_passant(move):
-        gains = [_VALUES[chess.PAWN]]
-        occupied = board.occupied ^ chess.BB_SQUARES[move.from_square] ^ chess.BB_SQUARES[
-            target + (-8 if board.turn == chess.WHITE else 8)]
-    else:
-        gains = [_VALUES.get(board.piece_type_at(target), 0)]
-        occupied = board.occupied ^ chess.BB_SQUARES[move.from_square]
-    if move.promotion:
-        gains[0] += _VALUES[move.promotion] - _VALUES[chess.PAWN]
-    on_square = _VALUES[move.promotion or board.piece_type_at(move.from_square)]
-    side = not board.turn
-    while True:
-        attackers = board.attackers_mask(side, target, occupied) & occupied
-        if not attackers:
-            break
-        for piece_type in chess.PIECE_TYPES:  # the least valuable attacker first
-            mine = attackers & board.pieces_mask(piece_type, side)
-            if mine:
-                break
-        gains.append(on_square - gains[-1])  # what ``side`` has won if it takes
-        occupied ^= mine & -mine
-        on_square = _VALUES[piece_type]
-        side = not side
-    while len(gains) > 1:  # each side may stop recapturing when that is better
-        last = gains.pop()
-        gains[-1] = -max(-gains[-1], last)
-    return gains[0]
-
-
-def _to_tt(score, ply):
-    """Mate scores are stored relative to the node, not the root."""
-    if score >= MATE_THRESHOLD:
-        return score + ply
-    if score <= -MATE_THRESHOLD:
-        return score - ply
-    return score
-
-
-def _from_tt(score, ply):
-    if score >= MATE_THRESHOLD:
-        return score - ply
-    if score <= -MATE_THRESHOLD:
-        return score + ply
-    return score
-
 
 def search(board: chess.Board, evaluator, depth: int | None = None,
            time_limit: float | None = None, algorithm: str = "full", *, rng=None,
@@ -754,18 +570,3 @@ def search(board: chess.Board, evaluator, depth: int | None = None,
     check_limits(depth, time_limit, node_limit)
     return Searcher(evaluator, algorithm, **options).search(board, depth, time_limit, rng,
                                                             node_limit)
-
-
-def check_limits(depth=None, time_limit=None, node_limit=None) -> None:
-    """A clear error for a senseless depth, time or node budget."""
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, numbers.Integral)):
-        raise TypeError(f"depth must be a whole number of plies such as 3, got {depth!r}")
-    if time_limit is not None and (isinstance(time_limit, bool)
-                                   or not isinstance(time_limit, numbers.Real)):
-        raise TypeError(f"time_limit must be seconds such as 1.5, got {time_limit!r}")
-    if time_limit is not None and not time_limit > 0:
-        raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
-    if node_limit is not None and (isinstance(node_limit, bool)
-                                   or not isinstance(node_limit, numbers.Integral)
-                                   or node_limit < 1):
-        raise ValueError(f"node_limit must be a positive whole number, got {node_limit!r}")

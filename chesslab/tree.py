@@ -1,6 +1,6 @@
 """The thesis's decision system: an explicit game tree, minimax over it, and reuse.
 
-A ``Node`` holds a board, the move that led to it, the evaluator's verdict on it and
+A ``TreeNode`` holds a board, the move that led to it, the evaluator's verdict on it and
 its children. ``GameTree`` builds the nodes recursively down to a depth limit
 (default 3), runs minimax over them and returns the move to play with the chosen path.
 After our move and the opponent's reply, the node of the new position is looked up:
@@ -24,7 +24,7 @@ from chesslab.game import draw_by_rule, outcome
 from chesslab.search import MATE, white_to_side
 
 
-class Node:
+class TreeNode:
     """One position of the tree."""
 
     __slots__ = ("board", "move", "san", "evaluation", "value", "children", "ply",
@@ -45,7 +45,7 @@ class Node:
         return 1 + sum(child.size() for child in self.children)
 
     def __repr__(self):
-        return (f"Node({self.san or 'root'}, value={self.value}, "
+        return (f"TreeNode({self.san or 'root'}, value={self.value}, "
                 f"children={len(self.children)})")
 
 
@@ -73,12 +73,12 @@ class GameTree:
 
     # ------------------------------------------------------------ building
     def _new_root(self, board):
-        root = Node(board)
+        root = TreeNode(board)
         self.built += 1
         self._grow(root, self.depth)
         return root
 
-    def _grow(self, node: Node, levels: int):
+    def _grow(self, node: TreeNode, levels: int):
         """Give ``node`` children down to ``levels`` more plies (existing ones kept)."""
         if node.ply > 0 and draw_by_rule(node.board):
             node.evaluation, node.children = 0, []
@@ -93,7 +93,7 @@ class GameTree:
                 child_board = node.board.copy(stack=False)
                 san = child_board.san(move)
                 child_board.push(move)
-                node.children.append(Node(child_board, move, san, node.ply + 1))
+                node.children.append(TreeNode(child_board, move, san, node.ply + 1))
                 self.built += 1
             if not node.children:
                 node.evaluation = _no_moves_value(node.board, node.ply)
@@ -113,7 +113,7 @@ class GameTree:
         move = path[1].move if len(path) > 1 else None
         return move, path
 
-    def _back_up(self, node: Node):
+    def _back_up(self, node: TreeNode):
         """Minimax: White picks the largest child value, Black the smallest."""
         if not node.children:
             node.value = node.evaluation
@@ -188,7 +188,7 @@ class GameTree:
         self._grow(node, self.depth)
         return True
 
-    def _rebase(self, node: Node, ply: int):
+    def _rebase(self, node: TreeNode, ply: int):
         """Plies count from the new root (mate distances are measured from there)."""
         node.ply = ply
         if not node.children:

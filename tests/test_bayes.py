@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from chesslab import bayes
-from chesslab.bayes import CLASSES, BayesEvaluator, GaussianNB, load_model, save_model
+from chesslab.bayes import CLASSES, BayesEvaluator, GaussianNB, load_bayes, save_bayes
 from chesslab.data import read_games, sample_plies
 from chesslab.evaluation import load_evaluator
-from chesslab.features import FEATURE_NAMES, StandardScaler, features_batch
+from chesslab.features import FEATURE_NAMES, features_batch
 
 # A 2-feature toy set: class "a" = (0,0), (2,2); class "b" = (4,1), (6,3), (5,5).
 TOY_X = np.array([[0, 0], [2, 2], [4, 1], [6, 3], [5, 5]], dtype=float)
@@ -86,8 +86,8 @@ def synthetic_evaluator(seed=0):
 
 def test_save_load_round_trip(tmp_path):
     ev = synthetic_evaluator()
-    path = save_model(tmp_path / "nb.json", ev.nb, ev.scaler, info={"games": 3})
-    nb, scaler, names, info = load_model(path)
+    path = save_bayes(tmp_path / "nb.json", ev.nb, ev.scaler, info={"games": 3})
+    nb, scaler, names, info = load_bayes(path)
     assert names == list(FEATURE_NAMES) and info == {"games": 3}
     assert nb.classes_ == list(CLASSES)
     Z = ev.scaler.transform(np.random.default_rng(1).normal(0, 300, (5, len(FEATURE_NAMES))))
@@ -101,7 +101,7 @@ def test_save_load_round_trip(tmp_path):
 
 def _corrupt(tmp_path, edit):
     ev = synthetic_evaluator()
-    path = save_model(tmp_path / "nb.json", ev.nb, ev.scaler)
+    path = save_bayes(tmp_path / "nb.json", ev.nb, ev.scaler)
     data = json.loads(path.read_text())
     edit(data)
     path.write_text(json.dumps(data))
@@ -129,9 +129,9 @@ def test_truncated_and_missing_model_files(tmp_path):
     path = tmp_path / "nb.json"
     path.write_text('{"format": "chesslab-gaussian-nb", "model": {')
     with pytest.raises(ValueError, match="not valid JSON"):
-        load_model(path)
+        load_bayes(path)
     with pytest.raises(FileNotFoundError, match="does not exist"):
-        load_model(tmp_path / "missing.json")
+        load_bayes(tmp_path / "missing.json")
 
 
 def test_renamed_features_ask_for_retraining(tmp_path):
@@ -211,10 +211,10 @@ def test_sampled_positions_follow_the_chapters_rule():
 
 def test_split_by_game_and_measures():
     game_ids = np.repeat(np.arange(20), 5)
-    train_rows, test_rows = bayes.split_games(game_ids, 0.25, seed=3)
+    train_rows, test_rows = bayes.train_test_rows(game_ids, 0.25, seed=3)
     assert not set(game_ids[train_rows]) & set(game_ids[test_rows])
     assert len(test_rows) == 25
-    assert bayes.accuracy(["1-0", "0-1"], ["1-0", "1-0"]) == 0.5
+    assert bayes.label_accuracy(["1-0", "0-1"], ["1-0", "1-0"]) == 0.5
     proba = np.array([[0.5, 0.25, 0.25], [0.1, 0.1, 0.8]])
     assert bayes.log_loss(["1-0", "0-1"], proba) == pytest.approx(
         -(math.log(0.5) + math.log(0.8)) / 2)

@@ -52,7 +52,7 @@ def test_thesis_vector_matches_piece_table_on_every_square(positions):
         for square in chess.SQUARES:
             row, col = enc.square_to_rowcol(square)
             piece = board.piece_at(square)
-            expected = 0 if piece is None else enc.PIECE_VALUES[piece.piece_type] * (
+            expected = 0 if piece is None else enc.THESIS_CODES[piece.piece_type] * (
                 1 if piece.color == chess.WHITE else -1)
             assert v[row, col] == expected
 

@@ -5,9 +5,9 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.evaluation import PIECE_VALUES, Evaluator, MaterialEvaluator, PSTEvaluator
+from chesslab.evaluation import Evaluator, MaterialEvaluator, PSTEvaluator
 from chesslab.players import make_player
-from chesslab.search import MATE, SWITCHES, Searcher, search, see
+from chesslab.search import MATE, SWITCHES, Searcher, search
 
 MATERIAL, PST = MaterialEvaluator(), PSTEvaluator()
 MIDDLEGAMES = [
@@ -175,51 +175,6 @@ def test_senseless_depth_or_time_is_a_named_error(kwargs, message):
         search(chess.Board(), MaterialEvaluator(), **kwargs)
 
 
-@pytest.mark.parametrize("fen, uci, expected", [
-    # Qxd5?? on a pawn defended by a rook: the queen is lost for a pawn.
-    ("3r2k1/5ppp/8/3p4/8/8/5PPP/3Q2K1 w - - 0 1", "d1d5",
-     PIECE_VALUES[chess.PAWN] - PIECE_VALUES[chess.QUEEN]),
-    # An undefended pawn is simply won.
-    ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", PIECE_VALUES[chess.PAWN]),
-    # Nxe5: four attackers each (x-rays through the rook and the bishop); White ends a
-    # knight for a pawn down, because Black stops recapturing when it would lose more.
-    ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5",
-     PIECE_VALUES[chess.PAWN] - PIECE_VALUES[chess.KNIGHT]),
-    # RxR with the queen behind: Black's recapture costs its last rook, still even.
-    ("3r2k1/8/8/8/8/8/8/Q2R2K1 w - - 0 1", "d1d8", PIECE_VALUES[chess.ROOK]),
-    # En passant: a pawn for a pawn, the capturer lost to the recapture.
-    ("4k3/2p5/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5d6", 0),
-])
-def test_static_exchange_evaluation(fen, uci, expected):
-    board = chess.Board(fen)
-    assert see(board, chess.Move.from_uci(uci)) == expected
-    assert board.fen() == fen
-
-
-STAGED = MIDDLEGAMES + [
-    "4k3/1P6/8/3pP3/8/8/6p1/4K2R w K d6 0 1",             # castling, en passant, promotions
-    "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
-    "4k3/8/8/8/8/8/4r3/R3K3 w Q - 0 1",                    # in check
-]
-
-
-@pytest.mark.parametrize("fen", STAGED)
-def test_staged_moves_are_every_legal_move_once_hash_move_first(fen):
-    board = chess.Board(fen)
-    searcher = Searcher(PST)
-    searcher._killer = [[None, None] for _ in range(3)]
-    legal = list(board.legal_moves)
-    rng = random.Random(0)
-    for _ in range(20):
-        hash_move = rng.choice(legal + [None, chess.Move.from_uci("a1a2")])
-        searcher._killer[1] = [rng.choice(legal), rng.choice(legal)]
-        moves = list(searcher._moves(board, 1, hash_move, board.is_check()))
-        assert sorted(moves, key=str) == sorted(legal, key=str)   # each exactly once
-        if hash_move in legal:
-            assert moves[0] == hash_move
-    assert board.fen() == fen
-
-
 @pytest.mark.parametrize("switch", [s for s in SWITCHES if s != "razoring"] + ["razoring"])
 def test_each_switch_alone_keeps_the_search_right(switch):
     board = chess.Board(MATE_IN_2)
@@ -276,17 +231,17 @@ def test_a_player_keeps_its_transposition_table_and_history_between_moves():
     board = chess.Board(MIDDLEGAMES[1])
     player = make_player("pst:3")
     player.choose_move(board)
-    first = dict(player.searcher.tt)
-    history = dict(player.searcher._history)
+    first = dict(player.searcher.tt.entries)
+    history = dict(player.searcher.orderer.history)
     assert first and history
     board.push(player.last_result.move)
     board.push(next(iter(board.legal_moves)))
     player.choose_move(board)
-    kept = player.searcher.tt
+    kept = player.searcher.tt.entries
     assert len(kept) > len(first) and all(key in kept for key in list(first)[:50])
     # Without keep_tt each search starts from an empty table.
     fresh = Searcher(PST, keep_tt=False)
     fresh.search(chess.Board(MIDDLEGAMES[1]), depth=2)
     assert fresh.tt and len(fresh.tt) < len(first)
     fresh.search(chess.Board(MIDDLEGAMES[0]), depth=2)
-    assert all(key not in fresh.tt for key in first)
+    assert all(key not in fresh.tt.entries for key in first)

@@ -61,7 +61,7 @@ def piece_table_figure():
     rows = [(f"{chess.Piece(pt, chess.WHITE).unicode_symbol()} "
              f"{chess.Piece(pt, chess.BLACK).unicode_symbol()}",
              f"{v} / {-v}", f"w{encoding.PIECE_STRINGS[pt]} / b{encoding.PIECE_STRINGS[pt]}")
-            for pt, v in encoding.PIECE_VALUES.items()]
+            for pt, v in encoding.THESIS_CODES.items()]
     fig, ax = plt.subplots(figsize=(4.2, 2.6))
     ax.axis("off")
     table = ax.table(cellText=rows, colLabels=["symbol", "number value", "string value"],

@@ -3,17 +3,18 @@
 Layers with forward/backward, losses returning (loss, grad), SGD and Adam, the thesis's
 ANN and CNN, the tutorial's conv and residual nets, JSON model files, gradient checks.
 """
+from .conv import Conv2D, MaxPool2D, conv2d_naive
 from .gradcheck import check_layer, check_loss, numerical_gradient, relative_error
 from .io import FORMAT_VERSION, load_model, model_from_doc, save_model
-from .layers import (DTYPE, BatchNorm, ClippedReLU, Conv2D, Dense, FeatureTransformer,
-                     Flatten, Layer, MaxPool2D, NNUEHead, ReLU, Residual, Sequential,
-                     Sigmoid, Tanh,
-                     conv2d_naive, he_normal, layer_from_config, xavier_uniform)
+from .layers import (DTYPE, ClippedReLU, Dense, Flatten, Layer, ReLU, Sequential, Sigmoid, Tanh,
+                     he_normal, xavier_uniform)
 from .losses import (binary_cross_entropy, l2_penalty, mse, sigmoid, sigmoid_mse, softmax,
                      softmax_cross_entropy)
-from .models import (ANN, CNN, Network, conv_net, linear_pst_net, nnue_net, residual_net,
-                     thesis_ann, thesis_cnn, train_step)
+from .models import (ANN, CNN, Network, conv_net, layer_from_config, linear_pst_net, nnue_net,
+                     residual_net, thesis_ann, thesis_cnn, train_step)
+from .nnue_layers import FeatureTransformer, NNUEHead
 from .optim import SGD, Adam
+from .residual import BatchNorm, Residual
 
 __all__ = [
     "Layer", "Dense", "Conv2D", "MaxPool2D", "ReLU", "Sigmoid", "Tanh", "Flatten", "BatchNorm",

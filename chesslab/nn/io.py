@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..files import read_json, write_json_atomic
-from .layers import BatchNorm
 from .models import Network
+from .residual import BatchNorm
 
 FORMAT_VERSION = 1
 

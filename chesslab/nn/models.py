@@ -1,13 +1,15 @@
 """Networks: the thesis's ANN (built from a topology) and CNN (built layer by layer),
-and the tutorial's conv and residual nets."""
+the tutorial's conv and residual nets, the NNUE; and any layer rebuilt from its config."""
 from __future__ import annotations
 
 import numpy as np
 
+from .conv import Conv2D, MaxPool2D
+from .layers import (DTYPE, ClippedReLU, Dense, Flatten, Layer, ReLU, Sequential, Sigmoid, Tanh,
+                     make_rng)
 from .losses import mse
-from .layers import (DTYPE, ClippedReLU, Conv2D, Dense, FeatureTransformer, Flatten,
-                     MaxPool2D, NNUEHead, ReLU, Residual, Sequential, Sigmoid, Tanh, _rng,
-                     layer_from_config)
+from .nnue_layers import FeatureTransformer, NNUEHead
+from .residual import BatchNorm, Residual
 
 _ACTIVATIONS = {"relu": ReLU, "sigmoid": Sigmoid, "tanh": Tanh}
 
@@ -18,6 +20,24 @@ def _activation(name):
     if name not in _ACTIVATIONS:
         raise ValueError(f"unknown activation {name!r}; use one of {sorted(_ACTIVATIONS)} or None")
     return _ACTIVATIONS[name]()
+
+
+LAYER_TYPES = {cls.__name__: cls for cls in
+               (Dense, Conv2D, MaxPool2D, ReLU, ClippedReLU, Sigmoid, Tanh, Flatten,
+                BatchNorm, Residual, FeatureTransformer, NNUEHead, Sequential)}
+
+
+def layer_from_config(cfg: dict, rng=None) -> Layer:
+    """Rebuild a layer (random weights) from ``layer.config()``."""
+    cfg = dict(cfg)
+    kind = cfg.pop("type", None)
+    if kind not in LAYER_TYPES:
+        raise ValueError(f"unknown layer type {kind!r}; known: {', '.join(LAYER_TYPES)}")
+    if kind == "Sequential":
+        return Sequential([layer_from_config(c, rng) for c in cfg["layers"]])
+    if kind in ("Dense", "Conv2D", "Residual", "FeatureTransformer", "NNUEHead"):
+        cfg["rng"] = rng
+    return LAYER_TYPES[kind](**cfg)
 
 
 class Network(Sequential):
@@ -96,7 +116,7 @@ class Network(Sequential):
         klass = {"Network": Network, "ANN": ANN, "CNN": CNN}.get(arch.get("class"))
         if klass is None:
             raise ValueError(f"unknown network class {arch.get('class')!r}")
-        rng = _rng(rng)
+        rng = make_rng(rng)
         net = Network.__new__(klass)
         Network.__init__(net, [layer_from_config(c, rng) for c in arch["layers"]],
                          arch["input_shape"], arch.get("name", "network"),
@@ -240,7 +260,7 @@ def nnue_net(hidden: int = 128, head: int = 32, seed: int = 0, n_features: int =
     ``psqt`` each accumulator has one more number, a learned piece-square total added
     straight to the output (``NNUEHead``).
     """
-    rng = _rng(seed)
+    rng = make_rng(seed)
     name = f"NNUE 768-{hidden}x2-{head}-1" + (" + PSQT" if psqt else "")
     if psqt:
         layers = [FeatureTransformer(n_features, hidden + 1, rng=rng),
@@ -259,7 +279,7 @@ def linear_pst_net(seed: int = 0, n_features: int = 768):
     tables (Texel tuning learns them from game data): the bridge from the hand-written
     ``pst`` evaluator to the network.
     """
-    rng = _rng(seed)
+    rng = make_rng(seed)
     layer = Dense(n_features, 1, rng=rng)
     layer.params["W"][:] = 0.0         # start from "every square is worth nothing"
     return Network([layer], input_shape=(n_features,), name="learned piece-square tables",

@@ -1,0 +1,68 @@
+"""When a search must stop: a clock in seconds, or a budget of positions.
+
+Iterative deepening searches depth 1, 2, 3, ... and answers with the deepest result it
+finished. With a limit, two rules decide when to stop:
+
+* do not start an iteration once half the budget is spent (each costs several times
+  the one before, so it would most likely be cut short);
+* abandon a started iteration when the budget runs out (``OutOfTime``): the search
+  asks ``Clock.check`` every 1024 positions.
+
+The first iteration always completes, so there is always a move to play. A budget of
+positions gives the same answer on a busy machine as on a quiet one; seconds do not.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import time
+
+
+class OutOfTime(Exception):
+    """The budget ran out mid-iteration; ``args[0]`` carries what the search had finished."""
+
+
+class Clock:
+    """Started when created; ``time_limit`` seconds and ``node_limit`` positions (or None)."""
+
+    def __init__(self, time_limit: float | None = None, node_limit: int | None = None):
+        self.start = time.perf_counter()
+        self.time_limit, self.node_limit = time_limit, node_limit
+        self.deadline = self.max_nodes = math.inf   # nothing stops the first iteration
+
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start
+
+    def start_iteration(self, depth: int, nodes: int) -> bool:
+        """Is iteration ``depth`` worth starting, ``nodes`` positions into the search?"""
+        if depth == 1:
+            return True
+        if self.time_limit is not None:
+            if self.seconds() > 0.5 * self.time_limit:
+                return False
+            self.deadline = self.start + self.time_limit
+        if self.node_limit is not None:
+            if nodes > 0.5 * self.node_limit:
+                return False
+            self.max_nodes = self.node_limit
+        return True
+
+    def check(self, nodes: int):
+        """Raise ``OutOfTime`` once the budget is spent."""
+        if time.perf_counter() > self.deadline or nodes >= self.max_nodes:
+            raise OutOfTime(None)
+
+
+def check_limits(depth=None, time_limit=None, node_limit=None) -> None:
+    """A clear error for a senseless depth, time or node budget."""
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, numbers.Integral)):
+        raise TypeError(f"depth must be a whole number of plies such as 3, got {depth!r}")
+    if time_limit is not None and (isinstance(time_limit, bool)
+                                   or not isinstance(time_limit, numbers.Real)):
+        raise TypeError(f"time_limit must be seconds such as 1.5, got {time_limit!r}")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
+    if node_limit is not None and (isinstance(node_limit, bool)
+                                   or not isinstance(node_limit, numbers.Integral)
+                                   or node_limit < 1):
+        raise ValueError(f"node_limit must be a positive whole number, got {node_limit!r}")
