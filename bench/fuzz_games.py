@@ -20,6 +20,10 @@ plays ``chesslab.arena.play_game``. It counts:
 
 Fast settings (search depth 1-2, MCTS with 8 simulations, Stockfish at 10 ms a move)
 keep the run to a few minutes. Exit status 1 if any count is not zero.
+
+A robustness check, not a measurement: it writes no results file (measured results come
+from ``python -m chesslab results ...``), and it stays in bench/ beside the speed
+benchmarks because, like them, it is run by hand, for minutes, outside the test suite.
 """
 from __future__ import annotations
 

@@ -25,7 +25,6 @@ import chess
 import chess.pgn
 from tqdm.auto import tqdm
 
-from chesslab.encoding import as_board
 from chesslab.files import atomic_path, check_writable
 from chesslab.game import Player, check_max_plies, play
 from chesslab.players import EngineStopped, make_player
@@ -193,48 +192,3 @@ def save_pgn(games, path):
             for game in games:
                 print(game, file=fh, end="\n\n")
     return path
-
-
-# ---------------------------------------------------------------- command line
-def register_cli(subparsers):
-    p = subparsers.add_parser("match", help="play a match between two players")
-    p.add_argument("--white", required=True, help="player spec, e.g. pst:3")
-    p.add_argument("--black", required=True, help="player spec, e.g. random")
-    p.add_argument("--games", type=int, default=20)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-plies", type=int, default=400)
-    p.add_argument("--pgn", help="write the games to this PGN file")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=_cli_match)
-
-    p = subparsers.add_parser("bestmove", help="search one position and print the answer")
-    p.add_argument("--fen", default=chess.STARTING_FEN)
-    p.add_argument("--player", default="pst@1s", help="search player spec, e.g. pst@1s")
-    p.set_defaults(func=_cli_bestmove)
-
-
-def _cli_match(args):
-    if args.games < 1:
-        raise ValueError("--games must be at least 1")
-    if args.max_plies < 1:
-        raise ValueError("--max-plies must be at least 1")
-    result = match(args.white, args.black, games=args.games, seed=args.seed,
-                   max_plies=args.max_plies, progress=not args.quiet, pgn_path=args.pgn)
-    print(result.summary())
-    ends = {}
-    for game in result.games:
-        ends[game.headers["Termination"]] = ends.get(game.headers["Termination"], 0) + 1
-    print("endings: " + ", ".join(f"{k} {v}" for k, v in sorted(ends.items())))
-    return 0
-
-
-def _cli_bestmove(args):
-    board = as_board(args.fen)
-    with make_player(args.player) as player:
-        move = player.choose_move(board)
-        result = player.last_result
-    if result is None:
-        print(f"bestmove {move.uci()}")
-    else:
-        print(result.describe(board))
-    return 0

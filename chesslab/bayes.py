@@ -15,22 +15,24 @@ The evaluator turns the answer into a number a search can use:
 win is +1000, a sure Black win -1000 and "either way" 0. Checkmate is +-infinity (as in
 the chapter's material evaluation) and stalemate 0.
 
-One JSON file (``data/models/bayes.json``) holds the classifier and the scaler.
+One JSON file (``data/models/bayes.json``, ``python -m chesslab train bayes``) holds the
+classifier and the scaler; ``measure`` compares it with simple baselines
+(``python -m chesslab results bayes``).
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
-import chess
-import chess.pgn
 import numpy as np
 
 from chesslab.data import DEFAULT_GAMES, read_games, sample_plies, split_by_game
 from chesslab.encoding import as_board
-from chesslab.evaluation import Evaluator, register_evaluator
 from chesslab.features import FEATURE_NAMES, StandardScaler, features_batch
 from chesslab.files import MODELS_DIR, read_json, write_json_atomic
+from chesslab.handwritten import Evaluator
+from chesslab.scores import checkmate_score
 
 #: Class labels, in the column order of every probability array: White wins, draw,
 #: Black wins (PGN result strings).
@@ -200,7 +202,7 @@ def load_bayes(path=MODEL_PATH):
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path} is not a chesslab Naive Bayes model (its 'format' should "
                          f"be {FORMAT!r}); retrain it with "
-                         f"`python bench/bayes_results.py`")
+                         f"`python -m chesslab train bayes`")
     try:
         for key in ("feature_names", "scaler", "model"):
             if key not in data:
@@ -244,13 +246,15 @@ class BayesEvaluator(Evaluator):
         self._cache = {}
 
     @classmethod
-    def from_file(cls, path=MODEL_PATH) -> "BayesEvaluator":
+    def from_file(cls, path=MODEL_PATH, name: str = "bayes") -> "BayesEvaluator":
         nb, scaler, names, _ = load_bayes(path)
         if tuple(names) != FEATURE_NAMES:
             raise ValueError(f"{path} was trained on features {names}, but chesslab now "
                              f"computes {list(FEATURE_NAMES)}; retrain the model with "
-                             f"`python bench/bayes_results.py`")
-        return cls(nb, scaler)
+                             f"`python -m chesslab train bayes`")
+        evaluator = cls(nb, scaler)
+        evaluator.name = name
+        return evaluator
 
     def score_proba(self, proba: np.ndarray) -> np.ndarray:
         return self.score_scale * (proba[:, self._white] - proba[:, self._black])
@@ -260,8 +264,7 @@ class BayesEvaluator(Evaluator):
         scores = self.score_proba(self.nb.predict_proba(X))
         for i, board in enumerate(boards):
             if not any(board.generate_legal_moves()):  # game over: mate or stalemate
-                scores[i] = (-math.inf if board.turn == chess.WHITE else math.inf) \
-                    if board.is_check() else 0.0
+                scores[i] = checkmate_score(board) or 0.0
         return scores
 
     def evaluate_batch(self, boards) -> np.ndarray:
@@ -280,8 +283,6 @@ class BayesEvaluator(Evaluator):
     def evaluate(self, board) -> float:
         return float(self.evaluate_batch([board])[0])
 
-
-register_evaluator("bayes", BayesEvaluator.from_file)
 
 
 # ---------------------------------------------------------------- training data
@@ -385,3 +386,116 @@ def compare(X_train, y_train, X_test, y_test, threshold: float = 200.0,
         rows.append({"model": label, "accuracy": label_accuracy(y_test, nb.predict(Z)),
                      "log_loss": log_loss(y_test, nb.predict_proba(Z))})
     return rows
+
+
+# ---------------------------------------------------------------- the shipped model, measured
+
+@dataclass
+class GameSample:
+    """The chapter's sample of every game of a PGN file, split by game."""
+
+    X: np.ndarray            # features, one row per sampled position
+    y: np.ndarray            # the game's result for each row
+    game_ids: np.ndarray
+    plies: np.ndarray
+    train: np.ndarray        # row indices of the training games
+    test: np.ndarray         # row indices of the test games
+    info: dict               # what the split holds (recorded with the model and results)
+
+
+def game_sample(pgn=DEFAULT_GAMES, test_fraction: float = 0.2, seed: int = 0) -> GameSample:
+    """Features of the chapter's sample of every game in ``pgn``, split by game."""
+    X, y, game_ids, plies = load_training_data(pgn)
+    train_rows, test_rows = train_test_rows(game_ids, test_fraction, seed)
+    counts = lambda labels: {c: int(np.sum(labels == c)) for c in CLASSES}  # noqa: E731
+    info = {"games": Path(pgn).name, "seed": seed,
+            "train_games": int(len(np.unique(game_ids[train_rows]))),
+            "test_games": int(len(np.unique(game_ids[test_rows]))),
+            "train_positions": counts(y[train_rows]), "test_positions": counts(y[test_rows])}
+    return GameSample(X, y, game_ids, plies, train_rows, test_rows, info)
+
+
+def train_shipped(sample: GameSample, path=MODEL_PATH, **info) -> Path:
+    """The model ``load_evaluator("bayes")`` reads: fitted on the sample's training
+    games, saved with what it was trained on (and ``info``, e.g. the command)."""
+    nb, scaler = train(sample.X[sample.train], sample.y[sample.train])
+    return save_bayes(path, nb, scaler, info={**sample.info, **info})
+
+
+def _nb_row(label, X_train, y_train, X_test, y_test):
+    nb, scaler = train(X_train, y_train)
+    Z = scaler.transform(X_test)
+    return {"model": label, "accuracy": label_accuracy(y_test, nb.predict(Z)),
+            "log_loss": log_loss(y_test, nb.predict_proba(Z))}
+
+
+def independence_experiments(X_train, y_train, X_test, y_test):
+    """Two ways to see what the independence assumption costs."""
+    m = FEATURE_NAMES.index("material")
+    triple = lambda X: np.column_stack([X, X[:, m], X[:, m]])  # noqa: E731
+    rows = [_nb_row("NB, all features + material twice more (perfectly correlated copies)",
+                    triple(X_train), y_train, triple(X_test), y_test)]
+    # Rotate the standardised features onto the training covariance's eigenvectors:
+    # the new columns are uncorrelated (on the training rows), which is what NB assumes.
+    mean, std = X_train.mean(axis=0), X_train.std(axis=0)
+    std[std == 0] = 1
+    _, vectors = np.linalg.eigh(np.cov((X_train - mean) / std, rowvar=False))
+    rotate = lambda X: ((X - mean) / std) @ vectors  # noqa: E731
+    rows.append(_nb_row("NB, all features decorrelated (PCA rotation, same information)",
+                        rotate(X_train), y_train, rotate(X_test), y_test))
+    return rows
+
+
+def feature_selection(X_train, y_train, game_ids, X_test, y_test, seed):
+    """Which features earn their place? Drop-one on the test games, and a greedy
+    forward selection judged on validation games carved out of the training games."""
+    everything = list(range(X_train.shape[1]))
+    drop_one = []
+    for j in everything:
+        cols = [k for k in everything if k != j]
+        row = _nb_row(FEATURE_NAMES[j], X_train[:, cols], y_train, X_test[:, cols], y_test)
+        drop_one.append({"feature": row.pop("model"), **row})
+    fit_rows, val_rows = train_test_rows(game_ids, 0.25, seed + 1)
+    chosen, best = [], math.inf
+    while len(chosen) < len(everything):
+        loss, j = min((_nb_row("", X_train[fit_rows][:, chosen + [j]], y_train[fit_rows],
+                               X_train[val_rows][:, chosen + [j]],
+                               y_train[val_rows])["log_loss"], j)
+                      for j in everything if j not in chosen)
+        if loss >= best:
+            break
+        chosen, best = chosen + [j], loss
+    names = [FEATURE_NAMES[j] for j in chosen]
+    row = _nb_row(f"NB, forward-selected features ({', '.join(names)})",
+                  X_train[:, chosen], y_train, X_test[:, chosen], y_test)
+    return drop_one, names, row
+
+
+def measure(sample: GameSample) -> dict:
+    """Naive Bayes against simple baselines on the sample's test games (what
+    data/results/bayes_comparison.json holds): the majority class, the material rule, NB
+    on material alone and on all features, two experiments on the independence
+    assumption, NB without each feature in turn, NB on forward-selected features, NB
+    early vs late in the game, the feature correlation matrix and class counts."""
+    X, y, game_ids, plies = sample.X, sample.y, sample.game_ids, sample.plies
+    X_train, y_train = X[sample.train], y[sample.train]
+    X_test, y_test = X[sample.test], y[sample.test]
+    table = compare(X_train, y_train, X_test, y_test)
+    table += independence_experiments(X_train, y_train, X_test, y_test)
+    drop_one, selected, selected_row = feature_selection(
+        X_train, y_train, game_ids[sample.train], X_test, y_test, sample.info["seed"])
+    table.append(selected_row)
+    length = np.zeros(game_ids.max() + 1, dtype=int)
+    np.maximum.at(length, game_ids, plies)  # the last position is always sampled
+    late = plies[sample.test] > 0.75 * length[game_ids[sample.test]]
+    nb, scaler = train(X_train, y_train)
+    Z = scaler.transform(X_test)
+    by_phase = {name: {"positions": int(mask.sum()),
+                       "accuracy": label_accuracy(y_test[mask], nb.predict(Z[mask])),
+                       "log_loss": log_loss(y_test[mask], nb.predict_proba(Z[mask]))}
+                for name, mask in (("first 75% of the game", ~late),
+                                   ("last 25% of the game", late))}
+    return {**sample.info, "table": table, "nb_by_phase": by_phase, "drop_one": drop_one,
+            "forward_selected": selected, "feature_names": list(FEATURE_NAMES),
+            "correlation": np.round(np.nan_to_num(np.corrcoef(X_train, rowvar=False)),
+                                    4).tolist()}

@@ -6,7 +6,7 @@ the shipped Stockfish game records (the policy target) and how good each positio
 else the game's result). The last tenth of the games is held out to measure how often
 the network's top move is the move that was played.
 
-    python -m chesslab bootstrap --out data/models/policy_value_bootstrap.json
+    python -m chesslab train bootstrap --out data/models/policy_value_bootstrap.json
 """
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ import numpy as np
 
 from .data import DEFAULT_DATASET, DEFAULT_GAMES, load_dataset, position_key, read_games
 from .encoding import move_to_index, planes9_batch
-from .files import check_writable
 from .game import result_for
 from .nn import Adam
 from .policy_value import (PolicyValueNet, load_policy_value, policy_targets,
@@ -131,37 +130,3 @@ def held_out_scores(net, rows, batch: int = 256) -> tuple[float, float]:
         hits += int(np.sum(np.argmax(np.where(mask, logits, -np.inf), 1) == np.argmax(pi, 1)))
         squared += float(np.sum((np.array([r["z"] for r in part]) - value.reshape(-1)) ** 2))
     return hits / max(len(rows), 1), squared / max(len(rows), 1)
-
-
-# ---------------------------------------------------------------------- command line
-
-def register_cli(subparsers) -> None:
-    b = subparsers.add_parser("bootstrap", help="supervised start of the full-game "
-                              "policy-value net from the shipped game records")
-    b.add_argument("--out", required=True, help="network file (JSON); resumes if it exists")
-    b.add_argument("--pgn", default=None, help="game records (default: the shipped games)")
-    b.add_argument("--games", type=int, default=400)
-    b.add_argument("--every", type=int, default=2, help="keep every k-th position")
-    b.add_argument("--epochs", type=int, default=3)
-    b.add_argument("--channels", type=int, default=32)
-    b.add_argument("--blocks", type=int, default=2)
-    b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--labelled-only", action="store_true",
-                   help="keep only positions with a Stockfish label in data/positions.npz")
-    b.set_defaults(func=_cmd_bootstrap)
-
-
-def check_positive(args, names):
-    """Counts and sizes of 0 (or less) cannot train anything: one line, before any work."""
-    for name in names:
-        value = getattr(args, name, None)
-        if value is not None and not value > 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {value}")
-
-
-def _cmd_bootstrap(args):
-    check_positive(args, ("games", "every", "epochs", "channels", "blocks"))
-    check_writable(args.out, "network file")               # before the first epoch
-    bootstrap(args.out, args.pgn, args.games, args.every, args.epochs, args.channels,
-              args.blocks, seed=args.seed, labelled_only=args.labelled_only,
-              progress=lambda s: print(s, flush=True))

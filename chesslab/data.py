@@ -10,9 +10,10 @@ Two sources of positions, as in the seed documents:
 
 Every position is scored by Stockfish at a fixed depth (:func:`label_fens`): centipawns
 from White's side, and the engine's win/draw/loss estimate per mille. A forced mate in
-``n`` moves is stored as ``±(MATE_CP - n)`` (python-chess ``score(mate_score=MATE_CP)``);
-every score is clipped to ``[-MATE_CP, MATE_CP]``, so ``|cp| > MATE_CP - 1000`` means
-"a mate was found".
+``n`` moves is stored as ``±(LABEL_MATE_CP - n)`` (python-chess
+``score(mate_score=LABEL_MATE_CP)``); every score is clipped to ``±LABEL_MATE_CP``, so
+``|cp| > LABEL_MATE_CP - 1000`` means "a mate was found" (``chesslab.scores`` says why
+labels use this smaller scale than the search's ``MATE``).
 
 A dataset file is one compressed ``.npz`` of plain arrays (no pickles), loaded by
 :func:`load_dataset`; :meth:`Dataset.split` splits it **by game** so that positions of
@@ -20,7 +21,6 @@ one game never end up on both sides of a train/test split.
 """
 from __future__ import annotations
 
-import argparse
 import datetime
 import gzip
 import io
@@ -38,14 +38,13 @@ import chess.pgn
 import numpy as np
 from tqdm import tqdm
 
-from .files import DATA_DIR, atomic_path, check_writable
+from .files import DATA_DIR, atomic_path
 from .game import outcome, play
 from .parallel import parallel_map
+from .scores import LABEL_MATE_CP
 from .stockfish import (ENGINE_OPTIONS, engine_name, find_stockfish, stop_worker_engines,
                         worker_engine)
 
-#: Score given to "mate now"; mate in n moves scores MATE_CP - n (negative if White is mated).
-MATE_CP = 10_000
 #: Strength range (UCI_Elo) of the self-play players; Stockfish 15.1 accepts 1350..2850.
 ELO_RANGE = (1350, 2850)
 #: The shipped dataset and game records.
@@ -269,20 +268,21 @@ def generate_games(count: int, path=DEFAULT_GAMES, seed: int = 0, nodes: int = 1
 def label_board(engine, board: chess.Board, depth: int = 10):
     """Stockfish's verdict on one position: ``(cp, (win, draw, loss))``, White's side.
 
-    ``cp`` is clipped centipawns (mates as ``±(MATE_CP - moves)``), the WDL triple is
-    per mille. Finished positions need no search: White mated is ``-MATE_CP``, Black
-    mated ``+MATE_CP``, a draw 0.
+    ``cp`` is clipped centipawns (mates as ``±(LABEL_MATE_CP - moves)``), the WDL triple
+    is per mille. Finished positions need no search: White mated is ``-LABEL_MATE_CP``,
+    Black mated ``+LABEL_MATE_CP``, a draw 0.
     """
     ended = outcome(board)
     if ended is not None:
         if ended.winner is None:
             return 0, (0, 1000, 0)
-        return (MATE_CP, (1000, 0, 0)) if ended.winner else (-MATE_CP, (0, 0, 1000))
+        return ((LABEL_MATE_CP, (1000, 0, 0)) if ended.winner
+                else (-LABEL_MATE_CP, (0, 0, 1000)))
     # game=object() starts a new game (ucinewgame): an empty hash, so labels do not
     # depend on which positions the engine saw before.
     info = engine.analyse(board, chess.engine.Limit(depth=depth), game=object())
     score = info["score"].white()
-    cp = int(np.clip(score.score(mate_score=MATE_CP), -MATE_CP, MATE_CP))
+    cp = int(np.clip(score.score(mate_score=LABEL_MATE_CP), -LABEL_MATE_CP, LABEL_MATE_CP))
     wdl = info.get("wdl") or info["score"].wdl(model="sf15.1", ply=board.ply())
     return cp, tuple(int(x) for x in wdl.white())
 
@@ -354,7 +354,7 @@ class Dataset:
     """Labelled positions; each field is an array with one row per position.
 
     fen: FEN strings; cp: Stockfish score in centipawns, White's side, clipped to
-    ±MATE_CP; wdl: (N, 3) win/draw/loss per mille, White's side; source: "random" or
+    ±LABEL_MATE_CP; wdl: (N, 3) win/draw/loss per mille, White's side; source: "random" or
     "game"; game_id: the game a position comes from (random positions get their own
     negative pseudo ids -1, -2, ...); ply: half-moves played; result: the game's result
     ("1-0", "0-1", "1/2-1/2"; "*" for random positions); sampled_by_rule: True for the
@@ -549,7 +549,7 @@ def build_dataset(pgn_paths=(DEFAULT_GAMES,), n_random: int = 100_000, depth: in
     for r, c, w in zip(rows, cp, wdl):
         r["cp"], r["wdl"] = c, w
     metadata = {"engine": engine_name(), "depth": depth, "engine_options": ENGINE_OPTIONS,
-                "mate_cp": MATE_CP, "seed": seed, "random_max_plies": max_plies,
+                "mate_cp": LABEL_MATE_CP, "seed": seed, "random_max_plies": max_plies,
                 "game_every": every, "pgn_files": files, "games": game_id,
                 "date": datetime.date.today().isoformat()}
     return make_dataset(rows, metadata)
@@ -595,7 +595,7 @@ def extend_with_game_plies(dataset: Dataset, pgn_path=DEFAULT_GAMES, depth: int 
                       for c in Dataset.COLUMNS}, metadata=metadata)
 
 
-# ---------------------------------------------------------------- summary and CLI
+# ---------------------------------------------------------------- summary
 
 def describe(dataset: Dataset) -> dict:
     """Counts worth reporting: positions, distinct, by source, splits, depth."""
@@ -608,124 +608,3 @@ def describe(dataset: Dataset) -> dict:
             "splits": {n: len(s) for n, s in zip(("train", "validation", "test"), splits)},
             "depth": dataset.metadata.get("depth"),
             "engine": dataset.metadata.get("engine")}
-
-
-def _check_cli_numbers(args):
-    """Settings that make no sense, refused before any game is played or labelled."""
-    for flag, least in (("count", 1), ("nodes", 1), ("max_plies", 1), ("depth", 1),
-                        ("workers", 1), ("random", 0), ("every", 0)):
-        value = getattr(args, flag, None)
-        if value is not None and value < least:
-            raise ValueError(f"--{flag.replace('_', '-')} must be at least {least}, "
-                             f"got {value}")
-
-
-def _check_cli_outputs(args):
-    """Every file the command will write, checked before the work (hours of it)."""
-    for flag, what in (("out_games", "PGN file"), ("out", "dataset file"),
-                       ("cache", "label cache")):
-        if getattr(args, flag, None):
-            check_writable(getattr(args, flag), what)
-
-
-def _cmd_games(args):
-    _check_cli_numbers(args)
-    _check_cli_outputs(args)
-    path = generate_games(args.count, args.out_games, args.seed, args.nodes, args.workers,
-                          max_plies=args.max_plies)
-    print(f"wrote {args.count} games to {path}")
-
-
-def _cmd_label(args):
-    _check_cli_numbers(args)
-    _check_cli_outputs(args)
-    dataset = build_dataset(args.pgn, args.random, args.depth, args.every, args.workers,
-                            args.seed, cache=args.cache)
-    save_dataset(dataset, args.out)
-    print(json.dumps(describe(dataset), indent=1))
-
-
-def _cmd_extend(args):
-    args.out = args.out or args.data or str(DEFAULT_DATASET)
-    _check_cli_numbers(args)
-    _check_cli_outputs(args)
-    dataset = load_dataset(args.data)
-    before = len(dataset)
-    dataset = extend_with_game_plies(dataset, args.pgn, args.depth, args.workers, args.seed,
-                                     cache=args.cache)
-    save_dataset(dataset, args.out)
-    print(f"added {len(dataset) - before} positions labelled at depth {args.depth}")
-    print(json.dumps(describe(dataset), indent=1))
-
-
-def _cmd_build(args):
-    _cmd_games(args)
-    args.pgn = [args.out_games]
-    _cmd_label(args)
-    if args.extra_depth:
-        extend = argparse.Namespace(**vars(args))
-        extend.data, extend.pgn, extend.depth = args.out, args.out_games, args.extra_depth
-        extend.cache = args.cache and f"{args.cache}.d{args.extra_depth}.npz"
-        _cmd_extend(extend)
-
-
-def _cmd_info(args):
-    dataset = load_dataset(args.path)
-    print(json.dumps(describe(dataset), indent=1))
-
-
-def register_cli(subparsers) -> None:
-    data = subparsers.add_parser("data", help="make training data (games, labels)")
-    sub = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
-
-    def game_args(p, flag):
-        p.add_argument("--count", type=int, default=5000, help="games to play")
-        p.add_argument("--nodes", type=int, default=1000, help="Stockfish nodes per move")
-        p.add_argument("--max-plies", type=int, default=300,
-                       help="adjudicate a draw after this many plies")
-        p.add_argument(flag, dest="out_games", default=str(DEFAULT_GAMES),
-                       help="PGN file to write (.pgn.gz is gzipped)")
-
-    def label_args(p):
-        p.add_argument("--random", type=int, default=100_000, help="random positions")
-        p.add_argument("--depth", type=int, default=10, help="Stockfish search depth")
-        p.add_argument("--every", type=int, default=8,
-                       help="also take every k-th ply of each game (0: the chapter's "
-                            "sample only)")
-        p.add_argument("--out", default=str(DEFAULT_DATASET), help=".npz file to write")
-        p.add_argument("--cache", default=None,
-                       help="label cache (.npz): saved as labels come, reused on a rerun")
-
-    def common(p):
-        p.add_argument("--workers", type=int, default=2, help="processes (one engine each)")
-        p.add_argument("--seed", type=int, default=0)
-
-    p = sub.add_parser("games", help="Stockfish self-play games at mixed strengths")
-    game_args(p, "--out")
-    common(p)
-    p.set_defaults(func=_cmd_games)
-    p = sub.add_parser("label", help="label game and random positions with Stockfish")
-    p.add_argument("--pgn", nargs="+", default=[str(DEFAULT_GAMES)], help="PGN files")
-    label_args(p)
-    common(p)
-    p.set_defaults(func=_cmd_label)
-    p = sub.add_parser("extend", help="add every ply of the training games, labelled at a "
-                                      "lower depth")
-    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
-    p.add_argument("--pgn", default=str(DEFAULT_GAMES), help="the PGN the dataset was built from")
-    p.add_argument("--depth", type=int, default=8, help="Stockfish depth of the new labels")
-    p.add_argument("--out", default=None, help=".npz file to write (default: --data)")
-    p.add_argument("--cache", default=None,
-                   help="label cache (.npz): saved as labels come, reused on a rerun")
-    common(p)
-    p.set_defaults(func=_cmd_extend)
-    p = sub.add_parser("build", help="regenerate the shipped games and dataset")
-    game_args(p, "--out-games")
-    label_args(p)
-    p.add_argument("--extra-depth", type=int, default=8,
-                   help="then add every ply of the training games at this depth (0: no)")
-    common(p)
-    p.set_defaults(func=_cmd_build)
-    p = sub.add_parser("info", help="summarise a dataset file")
-    p.add_argument("path", nargs="?", default=None)
-    p.set_defaults(func=_cmd_info)

@@ -31,7 +31,7 @@ import chess
 import numpy as np
 
 from chesslab.encoding import as_board
-from chesslab.evaluation import PIECE_VALUES, PST
+from chesslab.handwritten import PIECE_VALUES, PST
 
 FEATURE_NAMES = (
     "material", "piece_square", "mobility",

@@ -1,8 +1,11 @@
-"""Files: atomic JSON writes, shipped data paths, clear errors for unreadable files.
+"""Files: atomic JSON writes, shipped data paths, clear errors for unreadable files, and
+models read once.
 
 Everything that writes a model or a dataset goes through ``write_json_atomic`` /
 ``atomic_path``: the data goes to a temporary file beside the target, which is then
 renamed over it, so an interrupted save never leaves a half-written model behind.
+``load_cached`` reads a model file once and keeps what was built from it until the file
+changes.
 """
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ from pathlib import Path
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 #: Shipped trained models.
 MODELS_DIR = DATA_DIR / "models"
+#: Measured results (``python -m chesslab results ...`` writes them, figures read them).
+RESULTS_DIR = DATA_DIR / "results"
 
 
 @contextlib.contextmanager
@@ -102,3 +107,20 @@ def read_json(path, what: str = "file"):
     except UnicodeDecodeError:
         raise ValueError(f"{what} {path} is not a text file; chesslab files are JSON "
                          f"(never pickle)") from None
+
+
+_CACHE = {}
+
+
+def load_cached(path, load, what: str):
+    """``load(path)``, built once and kept until the file changes (its size or time).
+
+    ``what`` names the kind of object built (the same file may be read as different
+    things). Callers that hand out something mutable copy what they get."""
+    path = Path(path)
+    stat = path.stat()
+    key = (str(path.resolve()), what)
+    signature = (stat.st_mtime_ns, stat.st_size)
+    if key not in _CACHE or _CACHE[key][0] != signature:
+        _CACHE[key] = (signature, load(path))
+    return _CACHE[key][1]

@@ -34,7 +34,7 @@ import chess.svg
 import numpy as np
 
 from .encoding import as_board, move_to_index, planes9_batch
-from .files import MODELS_DIR
+from .files import MODELS_DIR, load_cached
 from .game import Player, outcome
 from .policy_value import load_policy_value
 
@@ -344,19 +344,16 @@ class MCTSPlayer(Player):
 
 #: The shipped full-game network used by ``make_player("mcts:N")``.
 DEFAULT_MODEL = MODELS_DIR / "policy_value.json"
-_LOADED = {}
 
 
 def shipped_network(path=None):
-    """The shipped policy-value network (loaded once per process)."""
+    """The shipped policy-value network, or the one in ``path`` (read once, shared by
+    every MCTS player of this process: searching does not change it)."""
     path = Path(path or DEFAULT_MODEL)
     if not path.exists():
         raise FileNotFoundError(f"network {path} does not exist; train one with "
-                                f"`python -m chesslab bootstrap` (see data/README.md)")
-    key = (str(path), path.stat().st_mtime)
-    if key not in _LOADED:
-        _LOADED[key] = load_policy_value(path)
-    return _LOADED[key]
+                                f"`python -m chesslab train bootstrap` (see data/README.md)")
+    return load_cached(path, load_policy_value, "policy-value network")
 
 
 def mcts_player(simulations: int | None = 300, time_limit: float | None = None,

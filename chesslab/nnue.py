@@ -16,15 +16,14 @@ the side to move's 768 features is exactly twelve piece-square tables, learned.
 """
 from __future__ import annotations
 
-import math
 
 import chess
 import numpy as np
 
 from chesslab.encoding import N_PIECE_SQUARES, piece_square_feature
-from chesslab.evaluation import TARGET_SCALE_CP, NetworkEvaluator, register_evaluator
-from chesslab.files import MODELS_DIR
+from chesslab.networks import TARGET_SCALE_CP, NetworkEvaluator
 from chesslab.nn import ClippedReLU, Dense, FeatureTransformer, NNUEHead
+from chesslab.scores import checkmate_score
 
 _COLOR_INDEX = {chess.WHITE: 0, chess.BLACK: 1}
 
@@ -75,14 +74,15 @@ def move_changes(board: chess.Board, move: chess.Move):
     return added, removed
 
 
-def _checkmated_score(board):
-    """+-inf (White's view) if the side to move is checkmated, else None."""
-    if board.is_check() and not any(board.generate_legal_moves()):
-        return -math.inf if board.turn == chess.WHITE else math.inf
-    return None
+class _SideToMoveNetwork(NetworkEvaluator):
+    """A network evaluator whose encoding, target and perspective are fixed by its class."""
+
+    @classmethod
+    def from_model(cls, model, name: str, encoding=None, target=None, perspective=None):
+        return cls(model, name)
 
 
-class NNUEEvaluator(NetworkEvaluator):
+class NNUEEvaluator(_SideToMoveNetwork):
     """An NNUE network with an incrementally updated accumulator.
 
     Outside a search ``evaluate(board)`` builds the accumulator from scratch. A search
@@ -170,7 +170,7 @@ class NNUEEvaluator(NetworkEvaluator):
         return TARGET_SCALE_CP * z if turn == chess.WHITE else -TARGET_SCALE_CP * z
 
     def evaluate(self, board: chess.Board) -> float:
-        mate = _checkmated_score(board)
+        mate = checkmate_score(board)
         if mate is not None:
             return mate
         return float(self._score(self.accumulator(board), board.turn))
@@ -222,7 +222,7 @@ class NNUEEvaluator(NetworkEvaluator):
         return self._score(self.current_accumulator(), board.turn)
 
 
-class LinearPSTEvaluator(NetworkEvaluator):
+class LinearPSTEvaluator(_SideToMoveNetwork):
     """Learned piece-square tables: a linear model of the side to move's 768 features.
 
     Evaluated like ``pst``: one table lookup per piece, summed.
@@ -251,7 +251,7 @@ class LinearPSTEvaluator(NetworkEvaluator):
         return np.array([[values[chess.square(f, 7 - r)] for f in range(8)] for r in range(8)])
 
     def evaluate(self, board: chess.Board) -> float:
-        mate = _checkmated_score(board)
+        mate = checkmate_score(board)
         if mate is not None:
             return mate
         tables = self.tables[board.turn]
@@ -262,14 +262,3 @@ class LinearPSTEvaluator(NetworkEvaluator):
                 for square in chess.scan_forward(board.pieces_mask(piece_type, color)):
                     score += values[square]
         return score if board.turn == chess.WHITE else -score
-
-
-def _from_file(cls, name):
-    def load():
-        base = NetworkEvaluator.from_file(MODELS_DIR / f"{name}.json", name)
-        return cls(base.model, name)
-    return load
-
-
-register_evaluator("nnue", _from_file(NNUEEvaluator, "nnue"))
-register_evaluator("linear", _from_file(LinearPSTEvaluator, "linear"))

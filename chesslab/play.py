@@ -11,7 +11,6 @@ get their sides at random).
 """
 from __future__ import annotations
 
-import math
 import random
 import time
 from dataclasses import dataclass, field
@@ -22,7 +21,8 @@ import chess.svg
 
 from chesslab.encoding import as_board
 from chesslab.game import TERMINATION, outcome
-from chesslab.players import make_player
+from chesslab.players import is_available, make_player, model_file
+from chesslab.scores import is_mate_score
 
 #: A side played by clicks on the board.
 HUMAN = "human"
@@ -69,15 +69,13 @@ def player_name(player, spec=None) -> str:
     return str(getattr(player, "name", None) or type(player).__name__)
 
 
-def default_ai(seed: int = 0):
+def default_ai():
     """(spec, note): the thesis CNN at depth 3 (at most 1 s) if its model exists, else
     pst with 1 s a move and a note saying why."""
-    try:
-        side_player(THESIS_AI, seed=seed)
+    if is_available(THESIS_AI):
         return THESIS_AI, None
-    except (FileNotFoundError, ImportError, ValueError) as exc:
-        reason = str(exc).split(";")[0]
-        return FALLBACK_AI, f"{THESIS_AI} unavailable ({reason}); playing {FALLBACK_AI}"
+    return FALLBACK_AI, (f"{THESIS_AI} unavailable (no model file {model_file(THESIS_AI)}); "
+                         f"playing {FALLBACK_AI}")
 
 
 def draw_sides(a, b, seed: int = 0):
@@ -207,7 +205,7 @@ def format_score(cp) -> str:
     """Centipawns (White's view) as pawns, '+0.35'; mates as 'mate'."""
     if cp is None:
         return "?"
-    if math.isinf(cp) or abs(cp) >= 99000:
+    if is_mate_score(cp):
         return "+mate" if cp > 0 else "-mate"
     return f"{cp / 100:+.2f}"
 

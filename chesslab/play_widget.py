@@ -19,9 +19,10 @@ import chess
 import chess.svg
 import ipywidgets as widgets
 
-from chesslab.evaluation import available_evaluators, load_evaluator
+from chesslab.evaluation import EVALUATORS, is_available, load_evaluator
 from chesslab.play import (HUMAN, PROMOTION_PIECES, GameController, default_ai, draw_sides,
                            format_score)
+from chesslab.scores import result_score
 from chesslab.stockfish import find_stockfish
 
 SQUARE_PX = 46
@@ -59,15 +60,12 @@ _CSS = f"""<style>
 
 
 def _engine_names() -> list:
-    """Player names the selectors offer: built-ins, trained models, Stockfish if installed."""
-    names = ["random", "material", "pst", "minimax", "alphabeta"]
-    for name in available_evaluators():
-        if name not in names:
-            try:
-                load_evaluator(name)
-                names.append(name)
-            except (OSError, ValueError):
-                pass      # a learned evaluator without its model file yet
+    """Player names the selectors offer: random, the hand-written evaluators, plain
+    minimax and alpha-beta, the learned ones whose model file exists, Stockfish if
+    installed."""
+    hand = [n for n, e in EVALUATORS.items() if e.kind == "hand-written"]
+    learned = [n for n, e in EVALUATORS.items() if e.kind != "hand-written" and is_available(n)]
+    names = ["random", *hand, "minimax", "alphabeta", *learned]
     if find_stockfish(required=False):
         names += ["stockfish:1350", "stockfish:2000"]
     return names
@@ -448,7 +446,7 @@ class ChessGame(widgets.VBox):
         c = self.controller
         end = c.over
         if end is not None:
-            cp = {"1-0": 10000, "0-1": -10000}.get(end.result, 0)
+            cp = result_score(end.result)
         else:
             name = self.evaluator.value
             try:
@@ -498,7 +496,7 @@ def play_vs_ai(ai=None, human: str = "white", *, fen=None, seed: int = 0,
     """
     note = None
     if ai is None:
-        ai, note = default_ai(seed)
+        ai, note = default_ai()
     human = human.lower()
     if human not in ("white", "black"):
         raise ValueError(f"human must be 'white' or 'black', got {human!r}")

@@ -32,14 +32,15 @@ import chess
 import chess.engine
 
 from chesslab.clock import check_limits
-from chesslab.evaluation import load_evaluator
+from chesslab.evaluation import EVALUATORS, load_evaluator, model_path
+from chesslab.evaluation import is_available as evaluator_available
 from chesslab.game import Player, outcome
-from chesslab.mcts import mcts_player
+from chesslab.mcts import DEFAULT_MODEL, mcts_player
 from chesslab.search import Searcher
 from chesslab.stockfish import find_stockfish, quit_engine, start_engine
 
 __all__ = ["Player", "RandomPlayer", "SearchPlayer", "StockfishPlayer", "EngineStopped",
-           "make_player", "MAX_DEPTH"]
+           "make_player", "model_file", "is_available", "MAX_DEPTH"]
 
 
 
@@ -163,18 +164,48 @@ _EXAMPLES = "examples: random, material:3, pst@1s, minimax:3, stockfish:1350, mc
 MAX_DEPTH = {"minimax": 5, "alphabeta": 7, "full": 10}
 
 
-def make_player(spec, seed: int = 0) -> Player:
-    """A player from a spec such as 'random', 'pst:3', 'cnn@1s', 'stockfish:1350'."""
-    if isinstance(spec, Player):
-        return spec
+def _parse(spec):
+    """(name, arg, seconds text) of a spec string, or a clear error."""
     if not isinstance(spec, str):
         raise TypeError(f"a player spec is a text such as 'pst:3' (or a Player), not "
                         f"{type(spec).__name__} {spec!r:.40}; {_EXAMPLES}")
     match = _SPEC.match(spec.strip().lower())
     if not match:
         raise ValueError(f"cannot read player spec {spec!r}; {_EXAMPLES}")
-    name, arg, secs = match["name"], match["arg"], match["secs"]
+    return match["name"], match["arg"], match["secs"]
+
+
+def model_file(spec):
+    """The model file ``make_player(spec)`` reads (None if it reads none)."""
+    name = _parse(spec)[0]
+    if name == "mcts":
+        return DEFAULT_MODEL
+    return model_path(name) if name in EVALUATORS else None
+
+
+def is_available(spec) -> bool:
+    """Can ``make_player(spec)`` play on this machine: its model file exists, or
+    Stockfish is installed? Builds no player."""
+    name = _parse(spec)[0]
+    if name == "stockfish":
+        return find_stockfish(required=False) is not None
+    if name == "mcts":
+        return DEFAULT_MODEL.exists()
+    return name not in EVALUATORS or evaluator_available(name)
+
+
+def make_player(spec, seed: int = 0, model=None) -> Player:
+    """A player from a spec such as 'random', 'pst:3', 'cnn@1s', 'stockfish:1350'.
+
+    ``model``: another model file for a player that reads one (mcts, a learned
+    evaluator) instead of the shipped one."""
+    if isinstance(spec, Player):
+        return spec
+    name, arg, secs = _parse(spec)
     time_limit = _seconds(secs, spec) if secs else None
+    if model is not None and name != "mcts" and (name not in EVALUATORS
+                                                 or EVALUATORS[name].model is None):
+        raise ValueError(f"{spec!r} reads no model file, so it cannot take model={model!r}")
     if name == "random":
         if arg or secs:
             raise ValueError(f"'random' takes no depth or time, but {spec!r} gives one; "
@@ -188,7 +219,7 @@ def make_player(spec, seed: int = 0) -> Player:
                                seed=seed)
     if name == "mcts":
         return mcts_player(_int(arg, spec) if arg else None, time_limit, seed=seed,
-                           name=str(spec))
+                           name=str(spec), model=model)
     depth = _int(arg, spec) if arg else None
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be at least 1 in {spec!r}")
@@ -202,7 +233,8 @@ def make_player(spec, seed: int = 0) -> Player:
     if algorithm != "full":
         return SearchPlayer("material", depth, time_limit, algorithm=name, seed=seed,
                             name=str(spec))
-    return SearchPlayer(name, depth, time_limit, seed=seed, name=str(spec))
+    return SearchPlayer(load_evaluator(name, model), depth, time_limit, seed=seed,
+                        name=str(spec))
 
 
 def _int(text, spec):

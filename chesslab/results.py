@@ -1,13 +1,23 @@
-"""Measured results behind the figures: each command writes data/results/NAME.json.
+"""Measured results: each command writes data/results/NAME.json (``files.RESULTS_DIR``).
 
-Timings and long matches cannot be recomputed every time a figure is drawn (and a
-figure must come out byte-identical on every run), so they are measured here, once,
-by a named command, and the figures read the files:
+Timings, long matches and trainings cannot be recomputed every time a figure is drawn or
+a notebook runs (and a figure must come out byte-identical on every run), so they are
+measured here, once, by a named command, and the figures and notebooks read the files:
 
+    python -m chesslab results evaluators      # the evaluators' table (training.results_table)
     python -m chesslab results depth-cost      # nodes and seconds vs depth per algorithm
     python -m chesslab results tournament      # round robin between evaluators
     python -m chesslab results match --a nnue@1s --b pst@1s --games 100 --workers 2
     python -m chesslab results recipe          # what each training-recipe step buys
+    python -m chesslab results bayes           # Naive Bayes against simple baselines
+    python -m chesslab results bayes-matches   # bayes:3 against random, material:3, pst:3
+    python -m chesslab results mcts-matches    # mcts:300 against the classic players
+    python -m chesslab results mcts-head-to-head --a NEW.json --b OLD.json
+
+Long runs survive being stopped: ``resumable_map`` appends every finished job (a pair of
+games, a chunk of games) to a checkpoint in data/results/partial/, and a rerun of the
+same command plays only the jobs that checkpoint lacks. ``record_match`` adds a match to
+a results file, replacing a rerun of the same match.
 """
 from __future__ import annotations
 
@@ -22,16 +32,17 @@ from pathlib import Path
 import chess
 from tqdm.auto import tqdm
 
-from .arena import MatchResult, match, play_game
+from .arena import OPENINGS, MatchResult, match, play_game
+from .bootstrap import shipped_game_split
 from .data import DEFAULT_GAMES, read_games
-from .evaluation import load_evaluator
-from .files import DATA_DIR, MODELS_DIR, read_json, write_json_atomic
+from .evaluation import EVALUATORS, load_evaluator
+from .files import RESULTS_DIR, read_json, write_json_atomic
+from .mcts import DEFAULT_MODEL
 from .parallel import parallel_map
-from .players import make_player
+from .players import is_available, make_player, model_file
+from .policy_value import load_policy_value
 from .search import search
-from .training import load, recipe_ablation, split
-
-RESULTS_DIR = DATA_DIR / "results"
+from .training import RECIPE_NETS, SEARCH_SAMPLE, load, recipe_ablation, split
 
 #: Positions for the depth-cost measurement: an opening, a middlegame, an endgame.
 DEPTH_COST_POSITIONS = {
@@ -39,9 +50,9 @@ DEPTH_COST_POSITIONS = {
     "Giuoco Piano 8...d5": "r1bqk2r/ppp2ppp/2n2n2/3p4/2BPP3/5N2/PP1N1PPP/R2QK2R w KQkq - 0 9",
     "rook endgame": "8/5pk1/6p1/8/3R4/6P1/r4PK1/8 w - - 0 1",
 }
-#: Players of the default tournament (learned ones join when their model files exist).
-TOURNAMENT_PLAYERS = ("random", "material:2", "pst:2", "ann:2", "cnn:2", "conv:2",
-                      "residual:2", "bayes:2", "mcts:100")
+#: Players of the default tournament: random, every evaluator of the registry at depth 2
+#: (learned ones when their model files exist) and MCTS.
+TOURNAMENT_PLAYERS = ("random", *(f"{name}:2" for name in EVALUATORS), "mcts:100")
 
 
 def _stamp() -> dict:
@@ -74,19 +85,10 @@ def measure_depth_cost(depths=(1, 2, 3, 4), algorithms=("minimax", "alphabeta", 
             "positions": positions, "rows": rows, **_stamp()}
 
 
-def _available(spec: str) -> bool:
-    """Can this player be made here (its model file exists)?"""
-    try:
-        make_player(spec).close()
-        return True
-    except (FileNotFoundError, ImportError):
-        return False
-
-
 def run_tournament(players=TOURNAMENT_PLAYERS, games: int = 4, seed: int = 0,
                    max_plies: int = 300, progress=True) -> dict:
     """A round robin: every pair plays ``games`` games (colours alternate)."""
-    players = [p for p in players if _available(p)]
+    players = [p for p in players if is_available(p)]
     pairs = {}
     for a, b in itertools.combinations(players, 2):
         result = match(a, b, games=games, seed=seed, max_plies=max_plies, progress=progress)
@@ -113,68 +115,98 @@ def score_matrix(tournament: dict):
     return players, matrix
 
 
-def _cli_depth_cost(args):
-    data = measure_depth_cost(depths=tuple(range(1, args.max_depth + 1)),
-                              evaluator=args.evaluator, progress=not args.quiet)
-    path = write_json_atomic(RESULTS_DIR / "depth_cost.json", data, indent=1)
-    for row in data["rows"]:
-        print(f"{row['algorithm']:10s} depth {row['depth']}  {row['nodes']:9d} nodes  "
-              f"{row['seconds']:8.3f} s")
-    print(f"written to data/results/{path.name}")
-    return 0
+def measure_recipe(nets=RECIPE_NETS, sample: int = SEARCH_SAMPLE) -> dict:
+    """What each training-recipe step buys (``training.recipe_ablation``), stamped."""
+    return {**recipe_ablation(nets, sample=sample), **_stamp()}
 
 
-def _cli_tournament(args):
-    data = run_tournament(args.players, games=args.games, seed=args.seed,
-                          max_plies=args.max_plies, progress=not args.quiet)
-    path = write_json_atomic(RESULTS_DIR / "tournament.json", data, indent=1)
-    players, matrix = score_matrix(data)
-    for p, row in zip(players, matrix):
-        total = [s for s in row if s is not None]
-        print(f"{p:12s} mean score {sum(total) / max(1, len(total)):.2f}")
-    print(f"written to data/results/{path.name}")
-    return 0
+def result_path(name: str) -> Path:
+    """Where the results file ``name`` lives (data/results/NAME.json)."""
+    return RESULTS_DIR / f"{name}.json"
 
 
-def register_cli(subparsers):
-    p = subparsers.add_parser("results", help="measure the results the figures read")
-    sub = p.add_subparsers(dest="which", metavar="WHICH", required=True)
-    q = sub.add_parser("depth-cost", help="nodes and seconds vs depth (minimax, alpha-beta, full)")
-    q.add_argument("--max-depth", type=int, default=4)
-    q.add_argument("--evaluator", default="material")
-    q.add_argument("--quiet", action="store_true")
-    q.set_defaults(func=_cli_depth_cost)
-    q = sub.add_parser("tournament", help="round robin between evaluators")
-    q.add_argument("--players", nargs="+", default=list(TOURNAMENT_PLAYERS))
-    q.add_argument("--games", type=int, default=4, help="games per pair (default 4)")
-    q.add_argument("--max-plies", type=int, default=300,
-                   help="adjudicate a draw after this many half-moves (default 300)")
-    q.add_argument("--seed", type=int, default=0)
-    q.add_argument("--quiet", action="store_true")
-    q.set_defaults(func=_cli_tournament)
-    q = sub.add_parser("match", help="a long match from held-out openings, in parallel")
-    q.add_argument("--a", required=True, help="player spec, e.g. nnue@1s")
-    q.add_argument("--b", required=True, help="player spec, e.g. pst@1s")
-    q.add_argument("--games", type=int, default=100, help="an even number (default 100)")
-    q.add_argument("--workers", type=int, default=2, help="games played at once")
-    q.add_argument("--max-plies", type=int, default=300,
-                   help="adjudicate a draw after this many half-moves (default 300)")
-    q.add_argument("--resign-cp", type=float, default=1000,
-                   help="adjudicate a win once both engines' searches see one side this "
-                        "far ahead for 4 half-moves (default 1000; 0 turns it off)")
-    q.add_argument("--seed", type=int, default=0)
-    q.set_defaults(func=_cli_match)
-    q = sub.add_parser("recipe", help="train with each recipe step added in turn")
-    q.add_argument("--nets", nargs="+", default=["ann", "nnue"])
-    q.add_argument("--sample", type=int, default=2000,
-                   help="test positions searched per network (default 2000)")
-    q.set_defaults(func=_cli_recipe)
+def checkpoint_path(name: str) -> Path:
+    """Where an unfinished run named ``name`` keeps its finished jobs."""
+    return RESULTS_DIR / "partial" / f"{name}.jsonl"
+
+
+def file_tag(path, length: int = 12) -> str:
+    """The first ``length`` hex digits of a file's SHA-256: which model played."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:length]
+
+
+# ---------------------------------------------------------------- resumable runs
+def resumable_map(function, jobs, checkpoint=None, workers=1, progress=True) -> list:
+    """``[function(job) for job in jobs]`` (``workers`` at a time), that survives being
+    stopped: each result is appended to ``checkpoint`` (JSON lines: the job and its
+    result) as it arrives, and a rerun with the same file runs only the jobs it lacks.
+
+    Jobs and results must be JSON data; results come back as JSON gives them (lists,
+    not tuples) whether they were computed now or read from the checkpoint."""
+    jobs = list(jobs)
+    keys = [json.dumps(job, sort_keys=True) for job in jobs]
+    done = _read_checkpoint(checkpoint, keys)
+    todo = [i for i in range(len(jobs)) if i not in done]
+    if done and progress:
+        print(f"resuming from {checkpoint}: {len(done)} of {len(jobs)} jobs already done")
+
+    def save(k, result):
+        result = json.loads(json.dumps(result))
+        done[todo[k]] = result
+        if checkpoint is not None:
+            Path(checkpoint).parent.mkdir(parents=True, exist_ok=True)
+            with open(checkpoint, "a") as f:
+                f.write(json.dumps({"job": jobs[todo[k]], "result": result}) + "\n")
+
+    parallel_map(function, [jobs[i] for i in todo], workers, on_result=save)
+    return [done[i] for i in range(len(jobs))]
+
+
+def _read_checkpoint(path, keys) -> dict:
+    """{job index: result} of the jobs a stopped run of the same jobs already did."""
+    if path is None or not Path(path).exists():
+        return {}
+    index = {key: i for i, key in enumerate(keys)}
+    lines = Path(path).read_text().splitlines()
+    done = {}
+    for n, line in enumerate(lines, 1):
+        try:
+            row = json.loads(line)
+            done[index[json.dumps(row["job"], sort_keys=True)]] = row["result"]
+        except (ValueError, KeyError, TypeError) as e:
+            if n == len(lines) and isinstance(e, ValueError):
+                break        # the last line of a run killed mid-write
+            raise ValueError(f"{path}, line {n}: not a job of this run ({e}); delete the "
+                             f"file to start again") from None
+    return done
+
+
+def run_checkpointed(name: str, function, jobs, workers=1, progress=True) -> list:
+    """``resumable_map`` with the checkpoint ``checkpoint_path(name)``, deleted once
+    every job is done."""
+    checkpoint = checkpoint_path(name)
+    results = resumable_map(function, jobs, checkpoint, workers, progress)
+    checkpoint.unlink(missing_ok=True)
+    return results
+
+
+#: What makes two entries of matches.json the same match (a rerun replaces it).
+MATCH_KEY = ("a", "b", "a_model", "b_model", "games", "seed")
+
+
+def record_match(entry: dict, path=None, key=MATCH_KEY) -> None:
+    """Add ``entry`` to the "matches" of a results file (default matches.json), replacing
+    one with the same values at ``key`` (a rerun, not a second result); whatever else
+    the file holds is kept."""
+    path = Path(path or result_path("matches"))
+    doc = read_json(path, "results file") if path.exists() else {"matches": []}
+    doc["matches"] = [m for m in doc["matches"]
+                      if tuple(m.get(k) for k in key) != tuple(entry.get(k) for k in key)]
+    doc["matches"].append(entry)
+    write_json_atomic(path, doc, indent=1)
 
 
 # ---------------------------------------------------------------- long matches, in parallel
-MATCHES_PATH = RESULTS_DIR / "matches.json"
-
-
 def held_out_openings(count: int, plies: int = 8, seed: int = 0,
                       balanced_cp: int = 80) -> list[str]:
     """The first ``plies`` moves (UCI) of games whose positions no network trained on
@@ -201,27 +233,35 @@ def held_out_openings(count: int, plies: int = 8, seed: int = 0,
     return lines
 
 
+def _pair_job(a, b, opening, seed, max_plies, resign_cp=None, a_model=None, b_model=None):
+    return {"a": a, "a_model": a_model, "b": b, "b_model": b_model, "opening": opening,
+            "seed": seed, "max_plies": max_plies, "resign_cp": resign_cp}
+
+
 def _play_pair(job) -> list:
     """Both games of one opening (a as White, then b as White): [(pgn text, a's points)]."""
-    spec_a, spec_b, opening, seed, max_plies, resign_cp = job
     out = []
-    with make_player(spec_a, seed=seed) as a, make_player(spec_b, seed=seed + 1) as b:
+    with make_player(job["a"], seed=job["seed"], model=job["a_model"]) as a, \
+            make_player(job["b"], seed=job["seed"] + 1, model=job["b_model"]) as b:
         for white, black in ((a, b), (b, a)):
-            game = play_game(white, black, opening=opening, max_plies=max_plies,
-                             resign_cp=resign_cp)
+            game = play_game(white, black, opening=job["opening"], max_plies=job["max_plies"],
+                             resign_cp=job["resign_cp"])
             points = {"1-0": 1.0, "0-1": 0.0}.get(game.headers["Result"], 0.5)
             out.append((str(game), points if white is a else 1.0 - points))
     return out
 
 
-def _model_tag(spec: str) -> str | None:
-    """SHA-256 prefix of the model file a player spec reads (None for hand-written ones)."""
-    name = spec.split(":")[0].split("@")[0]
-    path = MODELS_DIR / f"{name}.json"
-    if name in ("material", "pst", "random", "minimax", "alphabeta", "stockfish") or \
-            not path.exists():
-        return None
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+def _termination(pgn_text: str) -> str:
+    return pgn_text.split('[Termination "', 1)[1].split('"', 1)[0]
+
+
+def _tally(spec_a, spec_b, pairs) -> MatchResult:
+    """Player a's wins, draws and losses over pairs of games."""
+    result = MatchResult(spec_a, spec_b)
+    for pair in pairs:
+        for _, points in pair:
+            result.add(points)
+    return result
 
 
 def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed: int = 0,
@@ -230,36 +270,22 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
     """``games`` games a vs b from held-out openings, each opening with both colours,
     ``workers`` games at a time (same results for any number of workers).
 
-    Each finished pair of games is appended to ``checkpoint`` (a JSON-lines file) and a
-    rerun with the same file plays only the pairs it lacks, so a match stopped after
-    an hour loses at most one pair per worker."""
+    With a ``checkpoint`` file (``resumable_map``) a match stopped after an hour loses
+    at most one pair of games per worker."""
     if games < 2 or games % 2:
         raise ValueError(f"games must be an even number >= 2 (each opening is played with "
                          f"both colours), got {games}")
     openings = held_out_openings(games // 2)
-    jobs = [(spec_a, spec_b, line, seed + 2 * i, max_plies, resign_cp)
+    jobs = [_pair_job(spec_a, spec_b, line, seed + 2 * i, max_plies, resign_cp)
             for i, line in enumerate(openings)]
-    done = _read_checkpoint(checkpoint, jobs)
-    todo = [i for i in range(len(jobs)) if i not in done]
-    if done and progress:
-        print(f"resuming from {checkpoint}: {len(done)} of {len(jobs)} pairs already played")
-
-    def save(k, pair):
-        done[todo[k]] = pair
-        if checkpoint is not None:
-            with open(checkpoint, "a") as f:
-                f.write(json.dumps({"job": list(jobs[todo[k]]), "pair": pair}) + "\n")
-
     start = time.perf_counter()
-    parallel_map(_play_pair, [jobs[i] for i in todo], workers, on_result=save)
+    pairs = resumable_map(_play_pair, jobs, checkpoint, workers, progress)
     seconds = time.perf_counter() - start
-    pairs = [done[i] for i in range(len(jobs))]
-    result = MatchResult(spec_a, spec_b)
+    result = _tally(spec_a, spec_b, pairs)
     endings = {}
     for pair in pairs:
-        for text, points in pair:
-            result.add(points)
-            ending = text.split('[Termination "', 1)[1].split('"', 1)[0]
+        for text, _ in pair:
+            ending = _termination(text)
             endings[ending] = endings.get(ending, 0) + 1
     low, high = result.score_interval()
     return {"a": spec_a, "b": spec_b, "a_model": _model_tag(spec_a),
@@ -274,64 +300,184 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
             "pgn": [text for pair in pairs for text, _ in pair], **_stamp()}
 
 
-def _read_checkpoint(path, jobs) -> dict:
-    """{job index: pair} of the pairs a stopped run of the same match already played."""
-    if path is None or not Path(path).exists():
-        return {}
-    index = {tuple(job): i for i, job in enumerate(jobs)}
-    lines = Path(path).read_text().splitlines()
-    done = {}
-    for n, line in enumerate(lines, 1):
-        try:
-            row = json.loads(line)
-            i = index[tuple(row["job"])]
-            done[i] = [(text, float(points)) for text, points in row["pair"]]
-        except (ValueError, KeyError, TypeError) as e:
-            if n == len(lines) and isinstance(e, ValueError):
-                break        # the last line of a run killed mid-write
-            raise ValueError(f"{path}, line {n}: not a pair of this match ({e}); delete the "
-                             f"file to start the match again") from None
-    return done
+def _model_tag(spec: str) -> str | None:
+    """SHA-256 prefix of the model file a player spec reads (None for hand-written ones)."""
+    path = model_file(spec)
+    return file_tag(path) if path is not None and path.exists() else None
 
 
 def _finite(x):
     return x if x == x and abs(x) != float("inf") else None
 
 
-def record_match(entry: dict, path=MATCHES_PATH) -> None:
-    """Add ``entry`` to the results file, replacing one of the same players, models,
-    games and seed (a rerun, not a second result)."""
-    doc = read_json(path, "results file") if path.exists() else {"matches": []}
-    key = ("a", "b", "a_model", "b_model", "games", "seed")
-    doc["matches"] = [m for m in doc["matches"]
-                      if tuple(m.get(k) for k in key) != tuple(entry[k] for k in key)]
-    doc["matches"].append(entry)
-    write_json_atomic(path, doc, indent=1)
-
-
-def _cli_recipe(args):
-    data = recipe_ablation(args.nets, sample=args.sample)
-    path = write_json_atomic(RESULTS_DIR / "recipe.json", {**data, **_stamp()}, indent=1)
-    print(f"written to data/results/{path.name}")
-    return 0
-
-
-def match_checkpoint(spec_a: str, spec_b: str, games: int, seed: int) -> Path:
-    """Where an unfinished match keeps its played pairs (named by players, models, games
-    and seed, so a retrained model never resumes an old match)."""
+def match_name(spec_a: str, spec_b: str, games: int, seed: int) -> str:
+    """The checkpoint name of a match (players, models, games and seed, so a retrained
+    model never resumes an old match)."""
     tags = "_".join(t or "hand" for t in (_model_tag(spec_a), _model_tag(spec_b)))
-    name = f"{spec_a}_vs_{spec_b}_{games}g_seed{seed}_{tags}".replace(":", "-").replace("/", "-")
-    return RESULTS_DIR / "partial" / f"{name}.jsonl"
+    return f"{spec_a}_vs_{spec_b}_{games}g_seed{seed}_{tags}".replace(":", "-").replace("/", "-")
 
 
-def _cli_match(args):
-    checkpoint = match_checkpoint(args.a, args.b, args.games, args.seed)
-    checkpoint.parent.mkdir(exist_ok=True)
-    entry = run_match(args.a, args.b, args.games, args.workers, args.seed, args.max_plies,
-                      None if args.resign_cp <= 0 else args.resign_cp, checkpoint=checkpoint)
-    record_match(entry)
-    checkpoint.unlink(missing_ok=True)
-    print(entry["summary"])
-    print("endings: " + ", ".join(f"{k} {v}" for k, v in sorted(entry["endings"].items())))
-    print(f"{entry['seconds']:.0f} s; written to data/results/{MATCHES_PATH.name}")
-    return 0
+# ---------------------------------------------------------------- the Naive Bayes engine's matches
+def _play_chunk(job) -> dict:
+    """``size`` games of player vs opponent from two of the arena's openings (chunk
+    ``index`` uses openings 2 index and 2 index + 1, seed ``index``)."""
+    player, opponent, index, size, max_plies = job
+    openings = tuple(OPENINGS[(2 * index + k) % len(OPENINGS)] for k in range(2))
+    start = time.perf_counter()
+    result = match(player, opponent, games=size, openings=openings, seed=index,
+                   max_plies=max_plies, progress=False)
+    games = [{"white": g.headers["White"], "black": g.headers["Black"],
+              "result": g.headers["Result"], "termination": g.headers["Termination"],
+              "plies": int(g.headers["PlyCount"]), "opening": g.headers.get("Opening", "")}
+             for g in result.games]
+    return {"wins": result.wins, "draws": result.draws, "losses": result.losses,
+            "seconds": round(time.perf_counter() - start, 1), "games": games}
+
+
+def _chunks_summary(player: str, chunks: dict) -> dict:
+    """Totals over finished chunks, with the arena's score interval and Elo."""
+    total = MatchResult(player, "")
+    for chunk in chunks.values():
+        total.wins += chunk["wins"]
+        total.draws += chunk["draws"]
+        total.losses += chunk["losses"]
+    finite = lambda x: round(x, 1) if _finite(x) is not None else None  # noqa: E731
+    low, high = total.score_interval()
+    return {"games": total.n, "wins": total.wins, "draws": total.draws,
+            "losses": total.losses, "score": round(total.score, 4),
+            "score_95": [round(low, 4), round(high, 4)], "elo": finite(total.elo),
+            "elo_error": finite(total.elo_error)}
+
+
+def bayes_matches(player: str = "bayes:3", opponents=("random", "material:3", "pst:3"),
+                  games: int = 40, chunk: int = 4, max_plies: int = 400, workers: int = 1,
+                  progress=True) -> dict:
+    """``games`` games of ``player`` against each opponent in chunks of ``chunk``
+    (colours alternate), round-robin over the opponents, resumable chunk by chunk;
+    what data/results/bayes_matches.json holds."""
+    if chunk < 2 or chunk % 2 or games % chunk:
+        raise ValueError(f"chunks hold an even number of games (both colours of each "
+                         f"opening) and games must be a multiple of it; got --chunk {chunk}, "
+                         f"--games {games}")
+    jobs = [[player, opponent, index, chunk, max_plies]
+            for index in range(games // chunk) for opponent in opponents]
+    name = f"bayes_matches_{player}_{games}g_{chunk}_{max_plies}".replace(":", "-")
+    results = run_checkpointed(name, _play_chunk, jobs, workers, progress)
+    matches = {}
+    for (_, opponent, index, _, _), chunk_result in zip(jobs, results):
+        matches.setdefault(opponent, {"chunks": {}})["chunks"][str(index)] = chunk_result
+    for entry in matches.values():
+        entry["summary"] = _chunks_summary(player, entry["chunks"])
+    return {"player": player, "chunk": chunk, "max_plies": max_plies, "matches": matches}
+
+
+# ---------------------------------------------------------------- MCTS
+def _play_mcts_match(job) -> dict:
+    """One pairing of mcts-matches: ``arena.match`` with the player's move times."""
+    spec, opponent, games, max_plies, seed, network, tag = job
+    player = make_player(spec, seed=seed, model=network)
+    move_times = []
+    choose = player.choose_move
+
+    def timed(board):
+        start = time.perf_counter()
+        move = choose(board)
+        move_times.append(time.perf_counter() - start)
+        return move
+
+    player.choose_move = timed
+    start = time.perf_counter()
+    res = match(player, opponent, games=games, seed=seed, max_plies=max_plies, progress=False)
+    return {"player": spec, "opponent": opponent, "network": tag, "games": games,
+            "max_plies": max_plies, "wins": res.wins, "draws": res.draws,
+            "losses": res.losses, "score": res.score, "summary": res.summary(),
+            "mean_move_seconds": sum(move_times) / max(len(move_times), 1),
+            "terminations": [g.headers.get("Termination") for g in res.games],
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+#: What makes two entries of mcts_matches.json the same pairing.
+MCTS_MATCH_KEY = ("player", "opponent", "games", "max_plies", "network")
+
+
+def mcts_matches(player: str = "mcts:300", opponents=("random", "material:2", "pst:3"),
+                 games: int = 20, max_plies: int = 200, seed: int = 0, network=None,
+                 workers: int = 1, path=None, progress=True) -> list:
+    """``games`` games of the MCTS player (with ``network``, default the shipped one)
+    against each opponent (``arena.match``: colours alternate, each opening from both
+    sides). Each pairing is recorded in ``path`` (default mcts_matches.json) under the
+    SHA-256 of the network as soon as it is played; a pairing already there is skipped,
+    so a stopped run resumes and a retrained network starts a fresh table."""
+    if not player.startswith("mcts"):
+        raise ValueError(f"the player must be an MCTS spec such as mcts:300, not {player!r}")
+    path = Path(path or result_path("mcts_matches"))
+    tag = file_tag(network or DEFAULT_MODEL, 16)
+    played = read_json(path, "results file")["matches"] if path.exists() else []
+    done = {tuple(m.get(k) for k in MCTS_MATCH_KEY) for m in played}
+    jobs = [(player, opponent, games, max_plies, seed, network and str(network), tag)
+            for opponent in opponents
+            if (player, opponent, games, max_plies, tag) not in done]
+    if progress and len(jobs) < len(opponents):
+        print(f"{len(opponents) - len(jobs)} pairing(s) already in {path.name}")
+
+    def save(_index, entry):
+        record_match(entry, path, MCTS_MATCH_KEY)
+        if progress:
+            print(entry["summary"], f"(mean move time {entry['mean_move_seconds']:.2f} s)",
+                  flush=True)
+    return parallel_map(_play_mcts_match, jobs, workers, on_result=save)
+
+
+def record_openings(count: int, plies: int = 8) -> list[str]:
+    """The first ``plies`` moves of the held-out game records (the last tenth of the
+    shipped games, which the bootstrap never trained on)."""
+    lines = []
+    for game in shipped_game_split()[1]:
+        if len(lines) >= count:
+            break
+        moves = list(game.mainline_moves())
+        if len(moves) > plies + 20:
+            lines.append(" ".join(m.uci() for m in moves[:plies]))
+    return lines
+
+
+def self_play_iterations(path) -> dict:
+    """``{"after_iterations": N}`` when the network was trained by N self-play iterations
+    (``train_selfplay`` notes them in the file; the shipped network under "selfplay"),
+    else {}: notebook 10 plots the matches of such networks against the bootstrap."""
+    notes = load_policy_value(path).training_notes
+    n = notes.get("iterations", notes.get("selfplay", {}).get("iterations"))
+    return {} if n is None else {"after_iterations": int(n)}
+
+
+def mcts_head_to_head(a, b, simulations: int = 300, games: int = 64, max_plies: int = 200,
+                      workers: int = 2, seed: int = 0, progress=True) -> dict:
+    """Two policy-value networks head to head, both with MCTS at ``simulations``: the 16
+    standard openings of ``arena.match`` and, past 32 games, held-out game records
+    (``record_openings``), each start once with each colour. Both search greedily (no
+    noise, most visited move), so games differ only by their start; resumable pair by
+    pair. The entry for data/results/mcts_head_to_head.json."""
+    if games < 2 or games % 2:
+        raise ValueError(f"games must be an even number >= 2, got {games}")
+    starts = games // 2
+    openings = list(OPENINGS[:starts]) + record_openings(max(0, starts - len(OPENINGS)))
+    spec = f"mcts:{simulations}"
+    jobs = [_pair_job(spec, spec, line, seed + 2 * i, max_plies, None, str(a), str(b))
+            for i, line in enumerate(openings)]
+    tags = {p: file_tag(p, 16) for p in (a, b)}
+    start = time.perf_counter()
+    pairs = run_checkpointed(f"head_to_head_{tags[a]}_{tags[b]}_{simulations}_{games}g_"
+                             f"{max_plies}_seed{seed}", _play_pair, jobs, workers, progress)
+    res = _tally(f"{Path(a).name} {spec}", f"{Path(b).name} {spec}", pairs)
+    low, high = res.score_interval()
+    return {**self_play_iterations(a), "a": Path(a).name, "b": Path(b).name,
+            "a_network": tags[a], "b_network": tags[b], "simulations": simulations,
+            "games": res.n, "max_plies": max_plies, "seed": seed, "wins": res.wins,
+            "draws": res.draws, "losses": res.losses, "score": round(res.score, 4),
+            "ci95": [round(low, 3), round(high, 3)], "summary": res.summary(),
+            "terminations": [_termination(text) for pair in pairs for text, _ in pair],
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+#: What makes two entries of mcts_head_to_head.json the same match.
+HEAD_TO_HEAD_KEY = ("a_network", "b_network", "simulations", "games", "max_plies", "seed")

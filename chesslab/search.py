@@ -40,12 +40,9 @@ from chesslab.clock import Clock, OutOfTime, check_limits
 from chesslab.evaluation import load_evaluator
 from chesslab.game import draw_by_rule
 from chesslab.ordering import MoveOrderer
+from chesslab.scores import MATE, MATE_THRESHOLD
 from chesslab.transposition import TranspositionTable
 
-#: Score of "mated right now"; a mate ``ply`` half-moves away scores MATE - ply.
-MATE = 100000
-#: Scores beyond this are mates.
-MATE_THRESHOLD = MATE - 1000
 ALGORITHMS = ("minimax", "alphabeta", "full")
 _MAX_PLY = 64
 

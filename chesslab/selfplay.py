@@ -27,9 +27,9 @@ from pathlib import Path
 import chess
 import numpy as np
 
-from .bootstrap import check_positive, game_samples, shipped_game_split, stockfish_labels
+from .bootstrap import game_samples, shipped_game_split, stockfish_labels
 from .encoding import as_board, move_to_index
-from .files import check_writable_dir, read_json, write_json_atomic
+from .files import read_json, write_json_atomic
 from .game import adjudicate_draw, adjudicate_material, outcome, play, result_for
 from .mcts import MCTSPlayer
 from .nn import Adam
@@ -443,68 +443,3 @@ def _summary(row) -> str:
     if "seconds" in row:
         parts.append(f"{row['seconds']:.0f} s")
     return ", ".join(parts)
-
-
-# ---------------------------------------------------------------------- command line
-
-def register_cli(subparsers) -> None:
-    p = subparsers.add_parser("selfplay", help="AlphaZero-style self-play training "
-                              "(endgame curriculum or full game), resumable")
-    p.add_argument("kind", choices=sorted(DEFAULTS))
-    p.add_argument("--workdir", required=True, help="folder for state.json, best.json, "
-                   "trainee.json (run again to continue)")
-    p.add_argument("--iterations", type=int, default=5)
-    p.add_argument("--max-minutes", type=float, default=None,
-                   help="stop after the iteration that passes this time")
-    p.add_argument("--initial", default=None, help="start from this network (full game)")
-    p.add_argument("--games", type=int, default=None, help="self-play games per iteration")
-    p.add_argument("--simulations", type=int, default=None, help="per move in self-play")
-    p.add_argument("--gate-starts", type=int, default=None,
-                   help="arena openings (each played with both colours) for the 55%% gate")
-    p.add_argument("--anchor", type=int, default=None,
-                   help="full game: Stockfish-labelled positions mixed into every training pass")
-    p.add_argument("--value-target", choices=["z", "zq"], default=None,
-                   help="full game: the value learns the result z (AlphaZero) or the mean "
-                        "of z and the search's value q")
-    p.add_argument("--player", choices=["latest", "best"], default=None,
-                   help="which network plays the self-play games: the one in training "
-                        "(AlphaZero) or the gated best (AlphaGo Zero)")
-    p.add_argument("--starts", choices=["initial", "records"], default=None,
-                   help="full game: every game from the initial position, or every other "
-                        "one from a position of the shipped game records")
-    p.add_argument("--workers", type=int, default=None,
-                   help="processes for the self-play and gate games (e.g. 2 on 2 cores)")
-    p.add_argument("--lr", type=float, default=None, help="Adam step size")
-    p.add_argument("--epochs", type=int, default=None, help="passes over the buffer per iteration")
-    p.add_argument("--buffer", type=int, default=None, help="replay buffer capacity (positions)")
-    p.add_argument("--piece", choices=["Q", "R"], default=None,
-                   help="endgame: the strong side's extra piece (K+Q vs K or K+R vs K)")
-    p.add_argument("--seed", type=int, default=0)
-    p.set_defaults(func=_cmd_selfplay)
-
-
-def _cmd_selfplay(args):
-    overrides = {k: v for k, v in (("games", args.games), ("simulations", args.simulations),
-                                   ("piece", args.piece), ("gate_starts", args.gate_starts),
-                                   ("anchor", args.anchor), ("value_target", args.value_target),
-                                   ("player", args.player), ("starts", args.starts),
-                                   ("workers", args.workers), ("lr", args.lr),
-                                   ("epochs", args.epochs), ("buffer", args.buffer))
-                 if v is not None}
-    if args.piece and args.kind != "endgame":
-        raise ValueError("--piece only applies to the endgame curriculum (selfplay endgame)")
-    if args.kind == "endgame":
-        full_only = [flag for flag, v in (("--initial", args.initial), ("--starts", args.starts),
-                                          ("--anchor", args.anchor),
-                                          ("--value-target", args.value_target)) if v is not None]
-        if full_only:
-            raise ValueError(f"{', '.join(full_only)} only apply to the full game "
-                             f"(selfplay full); the endgame curriculum starts from scratch")
-    check_positive(args, ("iterations", "games", "simulations", "gate_starts", "workers",
-                           "epochs", "buffer", "lr", "max_minutes"))
-    if args.anchor is not None and args.anchor < 0:
-        raise ValueError(f"--anchor cannot be negative, got {args.anchor}")
-    check_writable_dir(args.workdir, "--workdir folder")   # before the first game
-    train_selfplay(args.workdir, args.kind, args.iterations, args.max_minutes,
-                   initial=args.initial, progress=lambda s: print(s, flush=True),
-                   seed=args.seed, **overrides)

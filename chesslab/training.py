@@ -58,61 +58,29 @@ import numpy as np
 from tqdm import tqdm
 
 from .data import DEFAULT_DATASET, Dataset, load_dataset
-from .evaluation import (ENCODINGS, TARGET_SCALE_CP, NetworkEvaluator, cp_to_target, encode_boards,
-                         expected_score, load_evaluator, material_balance,
-                         side_to_move_view, target_to_cp, turn_signs)
-from .files import (DATA_DIR, MODELS_DIR, check_writable, check_writable_dir, read_json,
-                    write_json_atomic)
-from .nn import (ANN, CNN, Adam, BatchNorm, Sigmoid, conv_net, linear_pst_net, mse,
-                 nnue_net, residual_net, save_model, sigmoid_mse, thesis_ann, thesis_cnn,
-                 train_step)
-from .nnue import LinearPSTEvaluator, NNUEEvaluator
+from .evaluation import EVALUATORS, load_evaluator
+from .files import MODELS_DIR, read_json
+from .handwritten import material_balance
+from .networks import (ENCODINGS, TARGET_SCALE_CP, cp_to_target, encode_boards,
+                       expected_score, side_to_move_view, target_to_cp, turn_signs)
+from .nn import Adam, BatchNorm, Sigmoid, mse, save_model, sigmoid_mse, train_step
 from .search import search
 
 #: Labels and predictions are clipped to +-CLIP_CP before the MAE and the correlation.
 CLIP_CP = 1000
 #: Sign accuracy only counts positions where Stockfish's |cp| is above this margin.
 SIGN_MARGIN_CP = 50
-#: The results table (data, not prose): ``python -m chesslab evaluate-models`` writes it.
-RESULTS_PATH = DATA_DIR / "results" / "evaluators.json"
-#: Sizes of the tutorial's nets as shipped: the conv net as in the tutorial (32 filters,
-#: depth 4); the residual net at half the width (16), to fit the CPU budget.
-CONV_SIZE, CONV_DEPTH = 32, 4
-RESIDUAL_SIZE, RESIDUAL_DEPTH = 16, 4
-#: The efficiently updatable network: 2 x 768 -> 2 x 128 -> 32 -> 1.
-NNUE_HIDDEN, NNUE_HEAD = 128, 32
-
-
-def thesis_cnn_planes(seed: int = 0) -> CNN:
-    """The thesis CNN's layers, but reading the 14 planes instead of one 8x8 plane."""
-    return thesis_cnn(seed, in_channels=14)
-
-
-#: Every trainable evaluator: name -> (builder(seed) -> network, encoding).
-#: ann and cnn are the thesis's layers reading the tutorial's 14 planes (shipped: clearly
-#: better than on the thesis's 64 numbers, see the results table); ann64 and cnn64 are
-#: the thesis's nets exactly, on its 64 numbers.
-NETS = {
-    "ann": (lambda seed: ANN.from_topology([896, 64, 64, 1], seed=seed,
-                                           name="thesis ANN on 14 planes"), "planes14_flat"),
-    "cnn": (thesis_cnn_planes, "planes14"),
-    "conv": (lambda seed: conv_net(CONV_SIZE, CONV_DEPTH, seed), "planes14"),
-    "residual": (lambda seed: residual_net(RESIDUAL_SIZE, RESIDUAL_DEPTH, seed), "planes14"),
-    "ann64": (thesis_ann, "thesis64"),
-    "cnn64": (thesis_cnn, "thesis64_board"),
-    "nnue": (lambda seed: nnue_net(NNUE_HIDDEN, NNUE_HEAD, seed), "piece_square"),
-    "linear": (linear_pst_net, "piece_square_mover"),
-}
-#: Nets whose evaluators (chesslab.nnue) read the side to move's view only.
-MOVER_ONLY = ("nnue", "linear")
+#: The networks this pipeline trains: every trainable one of the registry
+#: (``chesslab.evaluation.EVALUATORS`` holds each one's builder and encoding).
+NETS = tuple(name for name, entry in EVALUATORS.items() if entry.trainable)
 
 
 def build_net(name: str, seed: int = 0):
     """A fresh (untrained) network and its encoding."""
-    if name not in NETS:
+    entry = EVALUATORS.get(name)
+    if entry is None or not entry.trainable:
         raise ValueError(f"unknown network {name!r}; choose one of {', '.join(NETS)}")
-    builder, encoding = NETS[name]
-    return builder(seed), encoding
+    return entry.network(seed), entry.encoding
 
 
 def target_kind(model, target: str = "tanh") -> str:
@@ -471,12 +439,9 @@ def network_view(boards, cp, perspective: str):
 
 
 def evaluator_for(name: str, model, encoding: str, kind: str, perspective: str):
-    """The evaluator of a trained net: NNUE and linear ones get their fast classes."""
-    if name == "nnue":
-        return NNUEEvaluator(model, name)
-    if name == "linear":
-        return LinearPSTEvaluator(model, name)
-    return NetworkEvaluator(model, encoding, kind, name, perspective)
+    """The evaluator of a trained net, of the registry's class (NNUE and linear ones get
+    their fast classes)."""
+    return EVALUATORS[name].evaluator.from_model(model, name, encoding, kind, perspective)
 
 
 @dataclass
@@ -503,9 +468,10 @@ def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
     config = config or TrainConfig()
     model, encoding = build_net(name, config.seed)
     kind = target_kind(model, config.target)
-    if name in MOVER_ONLY and config.perspective != "side_to_move":
-        raise ValueError(f"the {name} network reads the side to move's view only; train it "
-                         f"with perspective='side_to_move'")
+    only = EVALUATORS[name].perspective
+    if only is not None and config.perspective != only:
+        raise ValueError(f"the {name} network reads the {only.replace('_', ' ')}'s view only; "
+                         f"train it with perspective={only!r}")
     train, val, test = splits or split(dataset)
     if len(train) == 0 or len(val) == 0:
         raise ValueError(f"too little data to train: the split by game leaves {len(train)} "
@@ -598,7 +564,11 @@ RECIPE_STEPS = (
 )
 
 
-def recipe_ablation(names=("ann", "nnue"), dataset: Dataset | None = None,
+#: The nets the recipe ablation trains by default (``results recipe``).
+RECIPE_NETS = ("ann", "nnue")
+
+
+def recipe_ablation(names=RECIPE_NETS, dataset: Dataset | None = None,
                     sample: int = SEARCH_SAMPLE, progress: bool = True) -> dict:
     """Train each net once per recipe step (cumulative) and measure it as a search
     uses it (``search_metrics`` at depth 1 on the test split): what each step buys.
@@ -613,7 +583,8 @@ def recipe_ablation(names=("ann", "nnue"), dataset: Dataset | None = None,
                         extra_plies=False)
         for label, change in RECIPE_STEPS:
             settings.update(change)
-            if name in MOVER_ONLY and settings["perspective"] != "side_to_move":
+            only = EVALUATORS[name].perspective
+            if only is not None and settings["perspective"] != only:
                 continue
             config = replace(SHIPPED[name], **settings, mirror=False)
             result = train_net(name, dataset, config, False, splits, cache)
@@ -643,14 +614,13 @@ def load_history(name: str, models_dir=MODELS_DIR) -> History:
         return History.from_dict(doc["chesslab"]["history"])
     except (KeyError, TypeError):
         raise ValueError(f"model file {name}.json holds no training history; retrain it "
-                         f"with `python -m chesslab train {name}`") from None
+                         f"with `python -m chesslab train nets {name}`") from None
 
 
 # ---------------------------------------------------------------- the results table
 
-#: The rows of the shipped table: the four nets, the thesis nets on 64 numbers, hand-made.
-TABLE_ROWS = ("nnue", "linear", "ann", "cnn", "conv", "residual", "ann64", "cnn64",
-              "material", "pst")
+#: The rows of the results table: the registry's evaluators marked ``in_table``.
+TABLE_ROWS = tuple(name for name, entry in EVALUATORS.items() if entry.in_table)
 
 
 def results_table(names=TABLE_ROWS,
@@ -663,9 +633,7 @@ def results_table(names=TABLE_ROWS,
     for name in names:
         path = Path(models_dir) / f"{name}.json"
         if name in NETS:
-            base = NetworkEvaluator.from_file(path, name)
-            evaluator = evaluator_for(name, base.model, base.encoding, base.target,
-                                      base.perspective)
+            evaluator = load_evaluator(name, model=path)
             meta = read_json(path, "model file")["chesslab"]
             extra = {"parameters": meta["parameters"],
                      "train_seconds": meta["training"]["seconds"],
@@ -706,86 +674,33 @@ def format_table(table: dict) -> str:
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------- command line
+# ---------------------------------------------------------------- the shipped models
 
-#: Settings of the shipped models (about 25 min of CPU for the four nets on 2 cores).
-#: The recipe (see the module docstring), every switch on; conv and residual, the slow
-#: nets, train on the depth-10 positions only (the extra plies would double their time).
+#: The recipe (see the module docstring), every switch on: the shipped models' settings,
+#: changed for each net by its ``training`` entry in the registry (about 25 min of CPU for
+#: the four nets on 2 cores).
 RECIPE = dict(perspective="side_to_move", target="wdl", quiet=True, flip=True,
               extra_plies=True)
-RECIPE_SLOW = dict(perspective="side_to_move", target="wdl", quiet=True)
-SHIPPED = {
-    "ann": TrainConfig(epochs=30, batch_size=256, patience=6, **RECIPE),
-    "cnn": TrainConfig(epochs=12, batch_size=256, patience=4, **RECIPE),
-    "conv": TrainConfig(epochs=6, batch_size=256, **RECIPE_SLOW),
-    "residual": TrainConfig(epochs=6, batch_size=256, **RECIPE_SLOW),
-    "ann64": TrainConfig(epochs=40, batch_size=256, patience=6, **RECIPE),
-    "cnn64": TrainConfig(epochs=15, batch_size=256, patience=5, **RECIPE),
-    "nnue": TrainConfig(epochs=80, batch_size=256, patience=8, lr_patience=3, **RECIPE),
-    "linear": TrainConfig(epochs=40, batch_size=256, patience=6, lr_patience=2, **RECIPE),
-}
+SHIPPED = {name: TrainConfig(**{**RECIPE, **EVALUATORS[name].training}) for name in NETS}
 #: ``--full``: the bigger run for better models (hours of CPU).
 FULL = {name: replace(SHIPPED[name], epochs=200, patience=10, lr_patience=4)
         for name in NETS}
 
 
-def _cmd_train(args):
-    names = list(NETS) if "all" in args.names else list(dict.fromkeys(args.names))
-    for key in ("epochs", "batch_size", "patience", "max_train"):
-        if getattr(args, key) is not None and getattr(args, key) < 1:
-            raise ValueError(f"--{key.replace('_', '-')} must be at least 1")
-    check_writable_dir(args.out, "--out folder")   # before the training, not after it
-    dataset = load(args.data)
+def train_and_save(names, data=None, out=MODELS_DIR, full: bool = False,
+                   progress: bool = True, **overrides):
+    """Train each of ``names`` with its shipped settings (``full``: the long run), changed
+    by ``overrides`` (TrainConfig fields), on the dataset file ``data`` (default: the
+    shipped one), and save ``out/NAME.json``. Yields (TrainResult, path) as each is done."""
+    dataset = load(data)
     splits = split(dataset)
-    info = {"file": Path(args.data or os.environ.get("CHESSLAB_DATASET") or
-                         DEFAULT_DATASET).name, "positions": len(dataset),
-            "train_positions": len(splits[0]), "validation_positions": len(splits[1]),
-            "test_positions": len(splits[2]), "depth": dataset.metadata.get("depth")}
+    info = {"file": Path(data or os.environ.get("CHESSLAB_DATASET") or DEFAULT_DATASET).name,
+            "positions": len(dataset), "train_positions": len(splits[0]),
+            "validation_positions": len(splits[1]), "test_positions": len(splits[2]),
+            "depth": dataset.metadata.get("depth")}
     cache = {}
     for name in names:
-        overrides = {key: getattr(args, key) for key in
-                     ("epochs", "batch_size", "lr", "max_train", "patience")
-                     if getattr(args, key) is not None}
-        config = replace((FULL if args.full else SHIPPED)[name], **overrides)
-        result = train_net(name, dataset, config, not args.quiet, splits, cache)
+        config = replace((FULL if full else SHIPPED)[name], **overrides)
+        result = train_net(name, dataset, config, progress, splits, cache)
         info = dict(info, train_positions=result.train_examples)
-        path = save_result(result, Path(args.out) / f"{name}.json", info)
-        v, t = result.validation, result.test
-        print(f"{name}: {len(result.history.epoch)} epochs in {result.seconds:.0f} s "
-              f"({result.history.stop_reason}); best epoch {result.history.best_epoch}; "
-              f"validation MAE {v['mae_cp']:.0f} cp, corr {v['correlation']:.3f}, sign "
-              f"accuracy {v['sign_accuracy']:.3f}; test MAE {t['mae_cp']:.0f} cp, corr "
-              f"{t['correlation']:.3f}, sign accuracy {t['sign_accuracy']:.3f}; wrote {path}")
-
-
-def _cmd_evaluate_models(args):
-    check_writable(args.out, "results file")
-    table = results_table(args.names, load(args.data), args.models)
-    write_json_atomic(args.out, table, indent=1)
-    print(format_table(table))
-
-
-def register_cli(subparsers) -> None:
-    p = subparsers.add_parser("train", help="train an evaluation network (the thesis pipeline)")
-    p.add_argument("names", nargs="+", choices=[*NETS, "all"], metavar="NAME",
-                   help=f"one or more of {', '.join(NETS)}, or all")
-    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
-    p.add_argument("--out", default=str(MODELS_DIR), help="folder for NAME.json")
-    p.add_argument("--full", action="store_true", help="the long run (many more epochs)")
-    p.add_argument("--epochs", type=int, default=None)
-    p.add_argument("--batch-size", type=int, default=None)
-    p.add_argument("--lr", type=float, default=None)
-    p.add_argument("--patience", type=int, default=None)
-    p.add_argument("--max-train", type=int, default=None,
-                   help="train on this many training positions only")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.set_defaults(func=_cmd_train)
-    p = subparsers.add_parser("evaluate-models",
-                              help="recompute the results table of the evaluators")
-    p.add_argument("names", nargs="*", default=list(TABLE_ROWS),
-                   help="evaluators (default: the four nets, the thesis nets on 64 "
-                        "numbers, material, pst)")
-    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
-    p.add_argument("--models", default=str(MODELS_DIR), help="folder of the model files")
-    p.add_argument("--out", default=str(RESULTS_PATH), help="where to write the table (JSON)")
-    p.set_defaults(func=_cmd_evaluate_models)
+        yield result, save_result(result, Path(out) / f"{name}.json", info)

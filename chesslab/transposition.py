@@ -21,7 +21,7 @@ EXACT, LOWER, UPPER = 0, 1, 2
 class TranspositionTable:
     """Position key -> (depth, kind, score, best move), cleared when full.
 
-    ``mate_threshold``: scores beyond it are mates (``chesslab.search.MATE_THRESHOLD``).
+    ``mate_threshold``: scores beyond it are mates (``chesslab.scores.MATE_THRESHOLD``).
     """
 
     def __init__(self, mate_threshold: float, max_entries: int = 400_000):

@@ -176,7 +176,7 @@ def test_evaluator_knows_mate_and_stalemate():
 
 def test_shipped_model_through_load_evaluator():
     if not bayes.MODEL_PATH.exists():
-        pytest.skip("data/models/bayes.json is not trained yet (bench/bayes_results.py)")
+        pytest.skip("data/models/bayes.json is not trained yet (python -m chesslab train bayes)")
     ev = load_evaluator("bayes")
     assert isinstance(ev, BayesEvaluator)
     assert ev.evaluate(UP_A_QUEEN) > 0 > ev.evaluate(DOWN_A_QUEEN)

@@ -10,6 +10,7 @@ import pytest
 from chesslab import data
 from chesslab.__main__ import main
 from chesslab.game import outcome
+from chesslab.scores import LABEL_MATE_CP
 from chesslab.stockfish import find_stockfish, open_engine
 
 needs_stockfish = pytest.mark.skipif(
@@ -185,7 +186,7 @@ def test_missing_stockfish_says_how_to_install(monkeypatch, tmp_path):
 
 def test_finished_positions_need_no_engine():
     mate = chess.Board("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")
-    assert data.label_board(None, mate) == (-data.MATE_CP, (0, 0, 1000))
+    assert data.label_board(None, mate) == (-LABEL_MATE_CP, (0, 0, 1000))
     stalemate = chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
     assert data.label_board(None, stalemate) == (0, (0, 1000, 0))
 
@@ -222,7 +223,7 @@ def test_shipped_dataset_meets_the_targets():
     assert ds.metadata["games"] >= 5000 and data.DEFAULT_GAMES.exists()
     train, val, test = (set(p.game_id.tolist()) for p in ds.split())
     assert not (train & val or train & test or val & test)
-    assert np.all(np.abs(ds.cp) <= data.MATE_CP) and np.all(ds.wdl.sum(axis=1) == 1000)
+    assert np.all(np.abs(ds.cp) <= LABEL_MATE_CP) and np.all(ds.wdl.sum(axis=1) == 1000)
     assert set(np.unique(ds.result[ds.source == "game"])) <= {"1-0", "0-1", "1/2-1/2"}
     size = data.DEFAULT_DATASET.stat().st_size + data.DEFAULT_GAMES.stat().st_size
     assert size < 50e6

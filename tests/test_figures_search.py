@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 from chesslab.evaluation import load_evaluator
 from chesslab.figures import search as fs
-from chesslab.search import MATE
+from chesslab.scores import MATE
 from chesslab.tree import GameTree
 
 

@@ -312,15 +312,12 @@ def test_sides_are_drawn_at_random_but_seeded():
     assert all(draw_sides("a", "b", seed) == draws[seed] for seed in range(20))
 
 
-def test_the_default_ai_falls_back_when_no_cnn_is_trained(monkeypatch):
-    def no_model(spec, seed=0):
-        raise FileNotFoundError("the 'cnn' evaluator needs the model file data/models/cnn.json")
-
-    monkeypatch.setattr(play, "side_player", no_model)
+def test_the_default_ai_falls_back_when_no_cnn_is_trained(monkeypatch, tmp_path):
+    assert play.default_ai() == (play.THESIS_AI, None)          # the shipped cnn.json
+    import chesslab.evaluation as ev
+    monkeypatch.setattr(ev, "MODELS_DIR", tmp_path)
     spec, note = play.default_ai()
     assert spec == play.FALLBACK_AI and "cnn.json" in note and play.THESIS_AI in note
-    monkeypatch.setattr(play, "side_player", lambda spec, seed=0: FirstMove())
-    assert play.default_ai() == (play.THESIS_AI, None)
 
 
 def test_format_score_in_pawns():

@@ -31,14 +31,14 @@ def _one_error_line(capsys, *needles):
 
 
 @pytest.mark.parametrize("flag, value, needle", [
-    ("--epochs", "0", "--epochs must be at least 1"),
-    ("--batch-size", "0", "--batch-size must be at least 1"),
-    ("--max-train", "0", "--max-train must be at least 1")])
+    ("--epochs", "0", "--epochs: must be at least 1, got 0"),
+    ("--batch-size", "0", "--batch-size: must be at least 1"),
+    ("--max-train", "0", "--max-train: must be at least 1")])
 def test_train_refuses_zero_settings_and_keeps_the_model(tmp_path, capsys, flag, value, needle):
     out = tmp_path / "models"
     out.mkdir()
     (out / "ann.json").write_text('{"shipped": true}')
-    assert main(["train", "ann", "--data", str(_dataset_file(tmp_path / "d.npz")),
+    assert main(["train", "nets", "ann", "--data", str(_dataset_file(tmp_path / "d.npz")),
                  "--out", str(out), "--quiet", flag, value]) == 2
     _one_error_line(capsys, needle)
     assert json.loads((out / "ann.json").read_text()) == {"shipped": True}
@@ -93,17 +93,33 @@ def test_damaged_dataset_files_are_one_line(tmp_path, capsys, damage):
 @pytest.mark.parametrize("argv, needle", [
     (["selfplay", "endgame", "--workdir", "{blocked}/w"], "cannot write into the --workdir"),
     (["selfplay", "endgame", "--workdir", "{tmp}/w", "--iterations", "0"],
-     "--iterations must be positive"),
+     "--iterations: must be at least 1"),
     (["selfplay", "full", "--workdir", "{tmp}/w", "--simulations", "0"],
-     "--simulations must be positive"),
+     "--simulations: must be at least 1"),
     (["bootstrap", "--out", "{blocked}/net.json"], "cannot write the network file"),
-    (["bootstrap", "--out", "{tmp}/net.json", "--epochs", "0"], "--epochs must be positive"),
+    (["bootstrap", "--out", "{tmp}/net.json", "--epochs", "0"], "--epochs: must be at least 1"),
     (["figures", "--out", "{blocked}/figs", "--only", "x"], "cannot write into the --out"),
     (["data", "label", "--out", "{blocked}/d.npz", "--random", "1"],
      "cannot write the dataset file"),
-    (["data", "games", "--count", "0", "--out", "{tmp}/g.pgn"], "--count must be at least 1"),
+    (["data", "games", "--count", "0", "--out", "{tmp}/g.pgn"], "--count: must be at least 1"),
     (["evaluate-models", "material", "--out", "{blocked}/t.json"],
-     "cannot write the results file")])
+     "cannot write the results file"),
+    # the same checks under the new spellings
+    (["train", "selfplay", "endgame", "--workdir", "{blocked}/w"],
+     "cannot write into the --workdir"),
+    (["train", "bootstrap", "--out", "{tmp}/net.json", "--blocks", "0"],
+     "--blocks: must be at least 1"),
+    (["train", "bayes", "--out", "{blocked}/bayes.json"], "cannot write the model file"),
+    (["train", "bayes", "--test-fraction", "1"], "--test-fraction: must be between 0 and 1"),
+    (["results", "evaluators", "material", "--out", "{blocked}/t.json"],
+     "cannot write the results file"),
+    (["results", "bayes", "--out", "{blocked}/b.json"], "cannot write the results file"),
+    (["results", "bayes-matches", "--chunk", "3", "--out", "{tmp}/b.json"],
+     "chunks hold an even number of games"),
+    (["results", "mcts-matches", "--player", "pst:1", "--out", "{tmp}/m.json"],
+     "must be an MCTS spec"),
+    (["train", "selfplay", "full", "--workdir", "{tmp}/w", "--lr", "0"],
+     "--lr: must be positive")])
 def test_cli_outputs_and_counts_are_checked_before_any_work(tmp_path, capsys, argv, needle):
     blocker = tmp_path / "a-file"
     blocker.write_text("")

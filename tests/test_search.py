@@ -7,7 +7,8 @@ import pytest
 
 from chesslab.evaluation import Evaluator, MaterialEvaluator, PSTEvaluator
 from chesslab.players import make_player
-from chesslab.search import MATE, SWITCHES, Searcher, search
+from chesslab.scores import MATE
+from chesslab.search import SWITCHES, Searcher, search
 
 MATERIAL, PST = MaterialEvaluator(), PSTEvaluator()
 MIDDLEGAMES = [

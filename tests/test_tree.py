@@ -3,7 +3,8 @@ import chess
 import pytest
 
 from chesslab.evaluation import MaterialEvaluator
-from chesslab.search import MATE, search
+from chesslab.scores import MATE
+from chesslab.search import search
 from chesslab.tree import GameTree
 
 MATERIAL = MaterialEvaluator()

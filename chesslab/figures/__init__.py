@@ -16,7 +16,7 @@ from chesslab.figures.board import (EXAMPLE_LINE, FILES, RANKS, draw_board, draw
 from chesslab.figures.encoding import (PIECE_NAMES, PLANE9_TITLES, PLANE14_TITLES,
                                        piece_table_figure, planes9_figure, planes14_figure,
                                        planes_figure, policy_figure, thesis_vector_figure)
-from chesslab.figures.gallery import figure_registry, make_figures, register_cli, save_figure
+from chesslab.figures.gallery import figure_registry, make_figures, save_figure
 from chesslab.figures.networks import (cnn_structure_figure, model_listing, network_boxes,
                                        plot_history, plot_recipe, saved_model_figure,
                                        training_curves_figure)
@@ -29,7 +29,7 @@ __all__ = [
     "EXAMPLE_LINE", "FILES", "RANKS", "draw_board", "draw_board_array", "example_position",
     "PIECE_NAMES", "PLANE9_TITLES", "PLANE14_TITLES", "piece_table_figure", "planes9_figure",
     "planes14_figure", "planes_figure", "policy_figure", "thesis_vector_figure",
-    "figure_registry", "make_figures", "register_cli", "save_figure",
+    "figure_registry", "make_figures", "save_figure",
     "cnn_structure_figure", "model_listing", "network_boxes", "plot_history", "plot_recipe",
     "saved_model_figure", "training_curves_figure",
     "accuracy_table_figure", "depth_cost_figure", "plot_results", "read_results",

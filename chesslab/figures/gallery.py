@@ -1,8 +1,7 @@
-"""The figures of figures/: a registry of name -> (drawing, caption), byte-identical
-PNG + SVG output, and the command ``python -m chesslab figures [--out DIR] [--only NAME]``."""
+"""The figures of figures/: a registry of name -> (drawing, caption) and byte-identical
+PNG + SVG output (``python -m chesslab figures [--out DIR] [--only NAME]`` draws them)."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -15,7 +14,6 @@ from chesslab.figures.networks import (cnn_structure_figure, saved_model_figure,
 from chesslab.figures.results import (accuracy_table_figure, depth_cost_figure,
                                       tournament_figure)
 from chesslab.figures.search import game_tree_figure
-from chesslab.files import check_writable_dir
 
 
 def figure_registry():
@@ -85,23 +83,3 @@ def make_figures(out_dir="figures", only=None, progress=True):
         save_figure(fig, out_dir, name)
         report.append((name, "ok"))
     return report
-
-
-def _cli_figures(args):
-    check_writable_dir(args.out, "--out folder")
-    start = time.perf_counter()
-    report = make_figures(args.out, args.only, progress=not args.quiet)
-    for name, status in report:
-        print(f"{name:22s} {status}")
-    made = sum(status == "ok" for _, status in report)
-    print(f"{made} figure(s) written to {args.out}/ (PNG + SVG) in "
-          f"{time.perf_counter() - start:.1f} s")
-    return 0 if made == len(report) else 1
-
-
-def register_cli(subparsers):
-    p = subparsers.add_parser("figures", help="draw the thesis figures into figures/")
-    p.add_argument("--out", default="figures", help="output folder (default: figures)")
-    p.add_argument("--only", nargs="+", metavar="NAME", help="only these figures")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=_cli_figures)

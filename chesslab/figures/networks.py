@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyBboxPatch
 
+from chesslab.evaluation import EVALUATORS
 from chesslab.nn import (ANN, CNN, Conv2D, Dense, Flatten, MaxPool2D, ReLU, Sigmoid, Tanh,
                          save_model, thesis_cnn)
 from chesslab.training import RECIPE_STEPS, SIGN_MARGIN_CP, History, load_history
@@ -157,16 +158,14 @@ def saved_model_figure(kind="ann"):
 
 
 # --- training -------------------------------------------------------------------------
-_CURVE_NETS = (("ann64", "thesis ANN, 64 numbers"), ("cnn64", "thesis CNN, 64 numbers"),
-               ("ann", "thesis ANN layers, 14 planes"), ("cnn", "thesis CNN layers, 14 planes"))
-
-
-def training_curves_figure(names=_CURVE_NETS):
+def training_curves_figure(names=("ann64", "cnn64", "ann", "cnn")):
     """ANN vs CNN trained by the same pipeline on the same data: validation loss and
-    accuracy per epoch, read from the training history stored in each model file."""
+    accuracy per epoch, read from the training history stored in each model file; each
+    net labelled with its title in the registry."""
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(9.5, 3.6))
     drawn = 0
-    for name, label in names:
+    for name in names:
+        label = EVALUATORS[name].title
         try:
             history = load_history(name)
         except FileNotFoundError:
@@ -178,7 +177,7 @@ def training_curves_figure(names=_CURVE_NETS):
         drawn += 1
     if not drawn:
         raise FileNotFoundError("no trained ANN/CNN model files in data/models; train them "
-                                "with `python -m chesslab train all`")
+                                "with `python -m chesslab train nets all`")
     ax_loss.set(xlabel="epoch", ylabel="validation MSE (scaled target)",
                 title="validation loss")
     ax_acc.set(xlabel="epoch", ylabel="sign accuracy", title="validation accuracy")

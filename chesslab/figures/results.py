@@ -12,8 +12,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from chesslab.files import read_json
-from chesslab.results import RESULTS_DIR, score_matrix
+from chesslab.files import RESULTS_DIR, read_json
+from chesslab.results import score_matrix
 
 
 def read_results(name: str, command: str, folder=RESULTS_DIR):
@@ -83,7 +83,7 @@ def tournament_figure(data=None):
 
 def accuracy_table_figure(table=None):
     """The evaluators' accuracy table on the test split, drawn as a table."""
-    table = table or read_results("evaluators", "python -m chesslab evaluate-models")
+    table = table or read_results("evaluators", "python -m chesslab results evaluators")
     header = ["evaluator", "depth-1 MAE (cp)", "static MAE (cp)", "correlation",
               "sign accuracy", "parameters"]
     rows = [[r["evaluator"],

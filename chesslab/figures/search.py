@@ -9,7 +9,7 @@ import numpy as np
 
 from chesslab.evaluation import load_evaluator
 from chesslab.figures.board import draw_board
-from chesslab.search import MATE, MATE_THRESHOLD
+from chesslab.scores import is_mate_score, mate_in
 from chesslab.tree import GameTree
 
 
@@ -17,9 +17,8 @@ def _format_value(value):
     """A node's value for the drawing: centipawns, or mate in N moves (+M2 / -M1)."""
     if value is None:
         return "?"
-    if abs(value) >= MATE_THRESHOLD:
-        plies = MATE - abs(value)
-        return f"{'+' if value > 0 else '-'}M{(plies + 1) // 2}"
+    if is_mate_score(value):
+        return f"{'+' if value > 0 else '-'}M{abs(mate_in(value))}"
     return f"{value:+.0f}"
 
 

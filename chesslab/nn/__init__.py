@@ -5,7 +5,7 @@ ANN and CNN, the tutorial's conv and residual nets, JSON model files, gradient c
 """
 from .conv import Conv2D, MaxPool2D, conv2d_naive
 from .gradcheck import check_layer, check_loss, numerical_gradient, relative_error
-from .io import FORMAT_VERSION, load_model, save_model
+from .io import FORMAT_VERSION, load_model, model_from_doc, save_model
 from .layers import (DTYPE, ClippedReLU, Dense, Flatten, Layer, ReLU, Sequential, Sigmoid, Tanh,
                      he_normal, xavier_uniform)
 from .losses import (binary_cross_entropy, l2_penalty, mse, sigmoid, sigmoid_mse, softmax,
@@ -21,6 +21,7 @@ __all__ = [
     "Residual", "Sequential", "ClippedReLU", "FeatureTransformer", "NNUEHead", "sigmoid", "sigmoid_mse", "conv2d_naive", "he_normal", "xavier_uniform", "layer_from_config",
     "DTYPE", "mse", "binary_cross_entropy", "softmax", "softmax_cross_entropy", "l2_penalty",
     "SGD", "Adam", "Network", "ANN", "CNN", "thesis_ann", "thesis_cnn", "conv_net",
-    "residual_net", "nnue_net", "linear_pst_net", "train_step", "save_model", "load_model", "FORMAT_VERSION",
+    "residual_net", "nnue_net", "linear_pst_net", "train_step", "save_model", "load_model", "model_from_doc",
+    "FORMAT_VERSION",
     "numerical_gradient", "relative_error", "check_layer", "check_loss",
 ]

@@ -105,8 +105,12 @@ def load_model(path) -> Network:
     The model comes back in eval mode (ready to evaluate positions); call
     ``model.train()`` to train it further.
     """
-    doc = read_json(path, "model file")
-    where = f"model file {path}"
+    return model_from_doc(read_json(path, "model file"), f"model file {path}")
+
+
+def model_from_doc(doc, where: str) -> Network:
+    """``load_model`` for a model file already read (``doc``, its JSON); errors name
+    ``where``."""
     if not isinstance(doc, dict):
         raise ValueError(f"{where} holds a {type(doc).__name__}, not a chesslab model "
                          f"(a JSON object with 'name', 'layer1', ...)")

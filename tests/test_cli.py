@@ -1,0 +1,137 @@
+"""cli: one parser for every command, the old spellings, and small runs into tmp_path."""
+import gzip
+
+import pytest
+
+from chesslab import cli, results
+from chesslab.__main__ import main as main_from_dunder_main
+from chesslab.cli import build_parser, main, new_spelling
+from chesslab.data import DEFAULT_GAMES
+from chesslab.evaluation import load_evaluator
+from chesslab.files import MODELS_DIR, read_json
+
+
+def test_python_dash_m_chesslab_runs_the_cli():
+    assert main_from_dunder_main is main
+
+
+@pytest.mark.parametrize("old, new", [
+    (["train", "ann", "cnn", "--epochs", "2"], ["train", "nets", "ann", "cnn", "--epochs", "2"]),
+    (["train", "all"], ["train", "nets", "all"]),
+    (["selfplay", "endgame", "--workdir", "w"], ["train", "selfplay", "endgame", "--workdir", "w"]),
+    (["bootstrap", "--out", "b.json"], ["train", "bootstrap", "--out", "b.json"]),
+    (["evaluate-models", "pst"], ["results", "evaluators", "pst"]),
+    (["train", "nets", "ann"], ["train", "nets", "ann"]),
+    (["train", "--help"], ["train", "--help"]),
+    (["match", "--white", "pst:1"], ["match", "--white", "pst:1"])])
+def test_old_spellings_become_the_new_ones(old, new):
+    assert new_spelling(old) == new
+
+
+def test_the_commands_and_their_groups(capsys):
+    parser = build_parser()
+    args = parser.parse_args(["train", "nets", "all", "--epochs", "3"])
+    assert args.func is cli._train_nets and args.names == ["all"] and args.epochs == 3
+    args = parser.parse_args(["match", "--white", "pst:1", "--black", "random", "--games", "4"])
+    assert (args.white, args.black, args.games) == ("pst:1", "random", 4)
+    args = parser.parse_args(["bestmove", "--fen", "8/8/8/8/8/8/8/K1k5 w - - 0 1",
+                              "--player", "pst:2"])
+    assert args.func is cli._bestmove
+    args = parser.parse_args(["figures", "--out", "x", "--only", "planes9"])
+    assert (args.out, args.only) == ("x", ["planes9"])
+    for group, commands in (("data", ("games", "label", "extend", "build", "info")),
+                            ("train", cli.TRAIN_COMMANDS),
+                            ("results", ("evaluators", "depth-cost", "tournament", "match",
+                                         "recipe", "bayes", "bayes-matches", "mcts-matches",
+                                         "mcts-head-to-head"))):
+        with pytest.raises(SystemExit):
+            main([group, "--help"])
+        shown = capsys.readouterr().out
+        assert all(c in shown for c in commands), group
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    shown = capsys.readouterr().out
+    listed = {line.split()[0] for line in shown.splitlines()
+              if line.startswith("    ") and not line.startswith("     ")}
+    assert listed == {"data", "train", "results", "match", "bestmove", "figures"}  # no aliases
+
+
+def test_a_bad_command_line_is_one_error_line(capsys):
+    assert main(["train", "nets", "mlp"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: argument NAME: invalid choice: 'mlp'")
+    assert len(err.strip().splitlines()) == 1 and "--help" in err
+    assert main([]) == 1                                  # no command: the help
+
+
+@pytest.fixture
+def tiny_pgn(tmp_path):
+    """The first 40 shipped games."""
+    with gzip.open(DEFAULT_GAMES, "rt") as fh:
+        text = fh.read()
+    games = text.split("\n\n[Event ")[:40]
+    path = tmp_path / "games.pgn"
+    path.write_text("\n\n[Event ".join(games) + "\n\n")
+    return path
+
+
+def test_train_bayes_and_results_bayes_on_a_few_games(tmp_path, tiny_pgn, capsys):
+    model = tmp_path / "bayes.json"
+    assert main(["train", "bayes", "--pgn", str(tiny_pgn), "--out", str(model)]) == 0
+    info = read_json(model)["info"]
+    assert info["train_games"] + info["test_games"] == 40
+    assert info["command"].startswith("python -m chesslab train bayes --pgn")
+    assert load_evaluator("bayes", model=model).name == "bayes"
+    out = tmp_path / "comparison.json"
+    assert main(["results", "bayes", "--pgn", str(tiny_pgn), "--out", str(out)]) == 0
+    table = read_json(out)
+    models = [r["model"] for r in table["table"]]
+    assert models[0].startswith("majority class") and "Naive Bayes, all features" in models
+    assert len(table["drop_one"]) == len(table["feature_names"])
+    assert table["command"].startswith("python -m chesslab results bayes")
+    assert f"written to {out}" in capsys.readouterr().out
+
+
+def test_results_bayes_matches_chunk_by_chunk(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)          # the checkpoints
+    out = tmp_path / "bayes_matches.json"
+    argv = ["results", "bayes-matches", "--player", "material:1", "--opponents", "random",
+            "pst:1", "--games", "4", "--chunk", "2", "--max-plies", "16", "--out", str(out)]
+    assert main(argv) == 0
+    doc = read_json(out)
+    assert doc["player"] == "material:1" and doc["chunk"] == 2
+    for opponent in ("random", "pst:1"):
+        entry = doc["matches"][opponent]
+        assert sorted(entry["chunks"]) == ["0", "1"] and entry["summary"]["games"] == 4
+        assert all(len(c["games"]) == 2 for c in entry["chunks"].values())
+    assert not list((tmp_path / "partial").glob("*.jsonl"))        # done: no checkpoint left
+    assert "material:1 vs random" in capsys.readouterr().out
+
+
+def test_results_mcts_matches_records_each_pairing_once(tmp_path, capsys):
+    out = tmp_path / "mcts_matches.json"
+    argv = ["results", "mcts-matches", "--player", "mcts:2", "--opponents", "random",
+            "--games", "2", "--max-plies", "8", "--out", str(out)]
+    assert main(argv) == 0
+    [entry] = read_json(out)["matches"]
+    assert (entry["player"], entry["opponent"], entry["games"]) == ("mcts:2", "random", 2)
+    assert entry["network"] == results.file_tag(MODELS_DIR / "policy_value.json", 16)
+    assert entry["mean_move_seconds"] > 0 and len(entry["terminations"]) == 2
+    capsys.readouterr()
+    assert main(argv) == 0                                  # a rerun skips the pairing
+    assert "already in mcts_matches.json" in capsys.readouterr().out
+    assert len(read_json(out)["matches"]) == 1
+
+
+def test_results_mcts_head_to_head(tmp_path, monkeypatch):
+    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
+    out = tmp_path / "h2h.json"
+    a, b = MODELS_DIR / "policy_value.json", MODELS_DIR / "policy_value_bootstrap.json"
+    argv = ["results", "mcts-head-to-head", "--a", str(a), "--b", str(b), "--simulations",
+            "2", "--games", "2", "--max-plies", "8", "--workers", "1", "--out", str(out)]
+    assert main(argv) == 0
+    assert main(argv) == 0                                  # a rerun replaces its entry
+    [entry] = read_json(out)["matches"]
+    assert (entry["a"], entry["b"], entry["games"]) == (a.name, b.name, 2)
+    assert entry["wins"] + entry["draws"] + entry["losses"] == 2
+    assert entry["after_iterations"] == 3 and len(entry["ci95"]) == 2

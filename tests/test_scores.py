@@ -1,0 +1,45 @@
+"""scores: one convention for mates, from the evaluator to the search to the screen."""
+import math
+
+import chess
+import pytest
+
+from chesslab import play, scores
+from chesslab.evaluation import load_evaluator
+from chesslab.figures.search import _format_value
+from chesslab.search import search
+
+FOOLS_MATE = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
+MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"      # Ra8#
+
+
+def test_an_evaluator_scores_checkmate_as_infinity_from_whites_view():
+    assert scores.checkmate_score(chess.Board(FOOLS_MATE)) == -math.inf
+    assert scores.checkmate_score(chess.Board(MATE_IN_ONE)) is None
+    for name in ("material", "pst"):
+        assert load_evaluator(name).evaluate(chess.Board(FOOLS_MATE)) == -math.inf
+
+
+def test_a_search_scores_a_mate_by_its_distance_and_display_reads_both():
+    result = search(chess.Board(MATE_IN_ONE), "material", depth=2)
+    assert result.score == scores.MATE - 1
+    assert scores.mate_in(result.score) == 1 == result.mate_in
+    assert scores.mate_in(-(scores.MATE - 4)) == -2
+    for cp in (result.score, math.inf, -math.inf, scores.result_score("0-1")):
+        assert scores.is_mate_score(cp)
+        assert play.format_score(cp) == ("+mate" if cp > 0 else "-mate")
+    assert scores.mate_in(math.inf) is None and scores.mate_in(900) is None
+    assert not scores.is_mate_score(None) and not scores.is_mate_score(scores.MATE_THRESHOLD - 1)
+    assert _format_value(result.score) == "+M1" and _format_value(-(scores.MATE - 4)) == "-M2"
+
+
+@pytest.mark.parametrize("result, cp", [("1-0", scores.MATE), ("0-1", -scores.MATE),
+                                        ("1/2-1/2", 0), ("*", 0)])
+def test_a_finished_game_scores_mate_now_or_zero(result, cp):
+    assert scores.result_score(result) == cp
+
+
+def test_training_labels_use_their_own_smaller_mate_scale():
+    # labels are stored as int16, so their mates must fit far below the search's MATE
+    assert scores.LABEL_MATE_CP < 2 ** 15 - 1 < scores.MATE_THRESHOLD
+    assert not scores.is_mate_score(scores.LABEL_MATE_CP)
