@@ -34,6 +34,7 @@ from chesslab.data import (DEFAULT_DATASET, DEFAULT_GAMES, build_dataset, descri
 from chesslab.encoding import as_board
 from chesslab.figures import make_figures
 from chesslab.files import MODELS_DIR, check_writable, check_writable_dir, write_json_atomic
+from chesslab.leaves import extend_with_leaves
 from chesslab.players import EngineStopped, make_player
 from chesslab.selfplay import DEFAULTS as SELFPLAY_DEFAULTS
 from chesslab.selfplay import train_selfplay
@@ -129,6 +130,19 @@ def _data_extend(args):
     print(json.dumps(describe(dataset), indent=1))
 
 
+def _data_leaves(args):
+    args.out = args.out or args.data or str(DEFAULT_DATASET)
+    _writable(args, out="dataset file", cache="label cache")
+    dataset = load_dataset(args.data)
+    before = len(dataset)
+    dataset = extend_with_leaves(dataset, args.evaluators.split(","), args.roots, args.rate,
+                                 args.search_depth, args.depth, args.workers, args.seed,
+                                 cache=args.cache)
+    save_dataset(dataset, args.out)
+    print(f"added {len(dataset) - before} search leaves labelled at depth {args.depth}")
+    print(json.dumps(describe(dataset), indent=1))
+
+
 def _data_build(args):
     _writable(args, out_games="PGN file", out="dataset file", cache="label cache")
     _data_games(args)
@@ -194,6 +208,21 @@ def _add_data(sub):
     cache_arg(p)
     common(p)
     p.set_defaults(func=_data_extend)
+    p = actions.add_parser("leaves", help="add the leaves of real searches from training "
+                                          "positions, labelled (run again after retraining)")
+    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
+    p.add_argument("--out", default=None, help=".npz file to write (default: --data)")
+    p.add_argument("--evaluators", default="nnue,pst",
+                   help="the evaluators whose searches are sampled, in turn (comma-separated)")
+    p.add_argument("--roots", type=COUNT, default=3000,
+                   help="training game positions to search from")
+    p.add_argument("--rate", type=_fraction, default=0.03,
+                   help="the share of each search's leaves kept")
+    p.add_argument("--search-depth", type=COUNT, default=3, help="depth of those searches")
+    p.add_argument("--depth", type=COUNT, default=8, help="Stockfish depth of the labels")
+    cache_arg(p)
+    common(p)
+    p.set_defaults(func=_data_leaves)
     p = actions.add_parser("build", help="regenerate the shipped games and dataset")
     game_args(p, "--out-games")
     label_args(p)

@@ -10,6 +10,7 @@ changes.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
@@ -124,3 +125,9 @@ def load_cached(path, load, what: str):
     if key not in _CACHE or _CACHE[key][0] != signature:
         _CACHE[key] = (signature, load(path))
     return _CACHE[key][1]
+
+
+def file_tag(path, length: int = 12) -> str:
+    """The first ``length`` hex digits of a file's SHA-256: which model played, which
+    model searched."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:length]

@@ -15,7 +15,9 @@ import random
 import chess
 import numpy as np
 
-from chesslab.data import Dataset, position_key
+from chesslab.data import Dataset, label_fens, position_key, split_by_game
+from chesslab.evaluation import load_evaluator, model_path
+from chesslab.files import file_tag
 from chesslab.search import search
 
 
@@ -91,3 +93,34 @@ def with_leaves(dataset: Dataset, fens, root_rows, cp, wdl, depth: int) -> Datas
                    sampled_by_rule=grow(dataset.sampled_by_rule, np.zeros(n, bool)),
                    depth=grow(dataset.depth, np.full(n, depth)),
                    metadata=dict(dataset.metadata))
+
+
+def extend_with_leaves(dataset: Dataset, evaluators=("nnue", "pst"), roots: int = 3000,
+                       rate: float = 0.03, search_depth: int = 3, depth: int = 8,
+                       workers: int = 1, seed: int = 0, progress: bool = True,
+                       cache=None) -> Dataset:
+    """``dataset`` plus the labelled leaves of ``search_depth`` searches by each of
+    ``evaluators`` (names, in turn) from ``roots`` game positions of the training part
+    (split seed 0), labelled by Stockfish at ``depth``.
+
+    Run it again after retraining a network on the result: its new searches meet new
+    positions (``seed`` picks other roots). Each run is listed in the metadata."""
+    train = split_by_game(dataset.game_id)[0]
+    train = train[dataset.source[train] == "game"]
+    if roots < 1 or roots > len(train):
+        raise ValueError(f"roots must be between 1 and the {len(train)} game positions of "
+                         f"the training part, got {roots}")
+    chosen = np.sort(np.random.default_rng(seed).choice(train, roots, replace=False))
+    searchers = [load_evaluator(name) for name in evaluators]
+    fens, owners = search_leaves(dataset.fen[chosen], searchers, search_depth, rate, seed,
+                                 exclude={position_key(f) for f in dataset.fen})
+    if not fens:
+        return dataset
+    cp, wdl = label_fens(fens, depth, workers, progress, cache)
+    grown = with_leaves(dataset, fens, chosen[owners], cp, wdl, depth)
+    run = {"roots": roots, "rate": rate, "search_depth": search_depth, "depth": depth,
+           "seed": seed, "positions": len(fens),
+           "evaluators": {name: model_path(name) and file_tag(model_path(name))
+                          for name in evaluators}}
+    grown.metadata["leaves"] = [*dataset.metadata.get("leaves", []), run]
+    return grown

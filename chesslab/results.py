@@ -22,7 +22,6 @@ a results file, replacing a rerun of the same match.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import itertools
 import json
 import platform
@@ -36,7 +35,7 @@ from .arena import OPENINGS, MatchResult, match, play_game
 from .bootstrap import shipped_game_split
 from .data import DEFAULT_GAMES, read_games
 from .evaluation import EVALUATORS, load_evaluator
-from .files import RESULTS_DIR, read_json, write_json_atomic
+from .files import RESULTS_DIR, file_tag, read_json, write_json_atomic
 from .mcts import DEFAULT_MODEL
 from .parallel import parallel_map
 from .players import is_available, make_player, model_file
@@ -128,11 +127,6 @@ def result_path(name: str) -> Path:
 def checkpoint_path(name: str) -> Path:
     """Where an unfinished run named ``name`` keeps its finished jobs."""
     return RESULTS_DIR / "partial" / f"{name}.jsonl"
-
-
-def file_tag(path, length: int = 12) -> str:
-    """The first ``length`` hex digits of a file's SHA-256: which model played."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:length]
 
 
 # ---------------------------------------------------------------- resumable runs

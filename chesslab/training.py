@@ -37,6 +37,9 @@ what each step buys), one ``TrainConfig`` switch each:
 * ``extra_plies=True``: also train on every ply of the training games, labelled at a
   lower depth (``python -m chesslab data extend``; 98.5% of the other game positions
   have White to move);
+* ``leaves=True``: also train on the leaves of real searches from training positions,
+  labelled by Stockfish (``python -m chesslab data leaves``, ``chesslab.leaves``): the
+  positions a search asks the evaluation about, where its errors get exploited;
 * more epochs with the learning rate halved on plateaus (``epochs``, ``lr_patience``).
 
 The thesis's "accuracy" is not defined there; here it is **sign accuracy**: among the
@@ -150,6 +153,7 @@ class TrainConfig:
     mirror: bool = False             # add colour-mirrored copies of the training part
     flip: bool = False               # add a <-> h mirrored copies (no castling rights)
     extra_plies: bool = False        # also the lower-depth labels of every game ply
+    leaves: bool = False             # also the labelled leaves of searches (data leaves)
     wdl_scale: float = 400.0         # target="wdl": sigmoid(cp / wdl_scale)
 
     def __post_init__(self):
@@ -478,13 +482,16 @@ def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
                          f"training and {len(val)} validation positions (the dataset has "
                          f"{len(dataset)}); use a dataset with more games")
     if not config.extra_plies:        # only the main labels (data extend adds shallower ones)
-        train = train.subset(np.flatnonzero(train.depth == base_depth(dataset)))
+        train = train.subset(np.flatnonzero((train.depth == base_depth(dataset))
+                                            | (train.source == "leaf")))
+    if not config.leaves:
+        train = train.subset(np.flatnonzero(train.source != "leaf"))
     if config.max_train and config.max_train < len(train):
         order = shuffle(len(train), np.random.default_rng(config.seed))
         train = train.subset(np.sort(order[:config.max_train]))
     cache = {} if cache is None else cache
     recipe = (config.max_train, config.seed, config.quiet, config.mirror, config.flip,
-              config.extra_plies)
+              config.extra_plies, config.leaves)
     key = (encoding, config.perspective) + recipe
     if key not in cache:
         positions = ("positions",) + recipe
@@ -561,6 +568,7 @@ RECIPE_STEPS = (
     ("+ quiet positions", {"quiet": True}),
     ("+ a-h flips", {"flip": True}),
     ("+ every ply (depth 8)", {"extra_plies": True}),
+    ("+ search leaves", {"leaves": True}),
 )
 
 
@@ -580,7 +588,7 @@ def recipe_ablation(names=RECIPE_NETS, dataset: Dataset | None = None,
     cache, rows = {}, []
     for name in names:
         settings = dict(perspective="white", target="tanh", quiet=False, flip=False,
-                        extra_plies=False)
+                        extra_plies=False, leaves=False)
         for label, change in RECIPE_STEPS:
             settings.update(change)
             only = EVALUATORS[name].perspective
@@ -643,7 +651,8 @@ def results_table(names=TABLE_ROWS,
                      "recipe": {k: meta["training"]["config"].get(k, default) for k, default
                                 in (("perspective", "white"), ("target", "tanh"),
                                     ("quiet", False), ("mirror", False),
-                                    ("flip", False), ("extra_plies", False))}}
+                                    ("flip", False), ("extra_plies", False),
+                                    ("leaves", False))}}
         else:
             evaluator, extra = load_evaluator(name), {"parameters": 0, "train_seconds": 0}
         rows.append({"evaluator": name, "validation": evaluate_on(evaluator, val),

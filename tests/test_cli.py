@@ -8,7 +8,7 @@ from chesslab.__main__ import main as main_from_dunder_main
 from chesslab.cli import build_parser, main, new_spelling
 from chesslab.data import DEFAULT_GAMES
 from chesslab.evaluation import load_evaluator
-from chesslab.files import MODELS_DIR, read_json
+from chesslab.files import MODELS_DIR, file_tag, read_json
 
 
 def test_python_dash_m_chesslab_runs_the_cli():
@@ -115,7 +115,7 @@ def test_results_mcts_matches_records_each_pairing_once(tmp_path, capsys):
     assert main(argv) == 0
     [entry] = read_json(out)["matches"]
     assert (entry["player"], entry["opponent"], entry["games"]) == ("mcts:2", "random", 2)
-    assert entry["network"] == results.file_tag(MODELS_DIR / "policy_value.json", 16)
+    assert entry["network"] == file_tag(MODELS_DIR / "policy_value.json", 16)
     assert entry["mean_move_seconds"] > 0 and len(entry["terminations"]) == 2
     capsys.readouterr()
     assert main(argv) == 0                                  # a rerun skips the pairing

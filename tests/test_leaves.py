@@ -1,14 +1,22 @@
 """leaves: what a search asks its evaluator about, sampled and added to a dataset."""
 import random
+from dataclasses import replace
 
 import chess
 import numpy as np
 import pytest
 
 from chesslab import data
+from chesslab.cli import main
 from chesslab.evaluation import load_evaluator
 from chesslab.leaves import LeafRecorder, search_leaves, with_leaves
 from chesslab.search import search
+from chesslab.stockfish import find_stockfish
+from chesslab.training import TrainConfig, train_net
+
+needs_stockfish = pytest.mark.skipif(find_stockfish(required=False) is None,
+                                     reason="Stockfish is not installed "
+                                            "(apt-get install -y stockfish)")
 
 ROOTS = ["r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
          "8/5pk1/6p1/8/3R4/6P1/r4PK1/8 b - - 0 1",
@@ -66,3 +74,32 @@ def test_leaves_join_the_part_of_the_split_their_root_is_in():
             assert rows[row - len(base)] in part_before   # a leaf sits beside its root
     with pytest.raises(ValueError, match="differ in number"):
         with_leaves(base, fens, rows[:-1], np.arange(n), np.zeros((n, 3)), depth=8)
+
+
+@needs_stockfish
+def test_data_leaves_grows_the_training_part_and_training_can_leave_them_out(tmp_path):
+    games = data.generate_games(6, tmp_path / "g.pgn.gz", seed=3, nodes=50, max_plies=40,
+                                progress=False)
+    base = data.build_dataset([games], n_random=4, depth=3, every=4, progress=False)
+    path = data.save_dataset(base, tmp_path / "d.npz")
+    assert main(["data", "leaves", "--data", str(path), "--roots", "3", "--rate", "0.2",
+                 "--search-depth", "1", "--depth", "2", "--evaluators", "pst,material",
+                 "--workers", "1"]) == 0
+    grown = data.load_dataset(path)
+    new = grown.subset(np.arange(len(base), len(grown)))
+    assert len(new) > 0 and (new.source == "leaf").all() and (new.depth == 2).all()
+    train_ids = set(base.split()[0].game_id.tolist())
+    assert set(new.game_id.tolist()) <= train_ids
+    for before, after in zip(base.split()[1:], grown.split()[1:]):
+        assert sorted(before.fen.tolist()) == sorted(after.fen.tolist())
+    run, = grown.metadata["leaves"]
+    assert run["positions"] == len(new) and run["evaluators"] == {"pst": None, "material": None}
+    # the switch: without it a net trains on exactly the positions it had before
+    config = TrainConfig(epochs=1, extra_plies=True)
+    seen = {}
+    for leaves in (False, True):
+        result = train_net("linear", grown, replace(config, leaves=leaves,
+                                                    perspective="side_to_move"), False)
+        seen[leaves] = result.train_examples
+    assert seen[True] > seen[False]
+    assert main(["data", "leaves", "--data", str(path), "--evaluators", "nosuch"]) == 2
