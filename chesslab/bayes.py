@@ -332,7 +332,7 @@ def train_test_rows(game_ids, test_fraction: float = 0.2, seed: int = 0):
 # ---------------------------------------------------------------- measuring
 
 def label_accuracy(y_true, y_pred) -> float:
-    """The fraction of predicted labels equal to the true ones (not ``training.accuracy``,
+    """The fraction of predicted labels equal to the true ones (not ``measure.accuracy``,
     which compares the signs of centipawn scores)."""
     return float(np.mean(np.asarray(y_true) == np.asarray(y_pred)))
 

@@ -26,7 +26,7 @@ import time
 
 import chess
 
-from chesslab import bayes, results, training
+from chesslab import bayes, measure, results, training
 from chesslab.arena import match
 from chesslab.bootstrap import bootstrap
 from chesslab.data import (DEFAULT_DATASET, DEFAULT_GAMES, build_dataset, describe,
@@ -513,9 +513,9 @@ def _add_results(sub):
 
     q = which.add_parser("recipe", help="train with each recipe step added in turn")
     q.add_argument("--nets", nargs="+", default=list(training.RECIPE_NETS))
-    q.add_argument("--sample", type=COUNT, default=training.SEARCH_SAMPLE,
+    q.add_argument("--sample", type=COUNT, default=measure.SEARCH_SAMPLE,
                    help=f"test positions searched per network (default "
-                        f"{training.SEARCH_SAMPLE})")
+                        f"{measure.SEARCH_SAMPLE})")
     q.set_defaults(func=_results_recipe)
 
     q = which.add_parser("bayes", help="Naive Bayes against simple baselines, on the test "

@@ -598,11 +598,13 @@ def extend_with_game_plies(dataset: Dataset, pgn_path=DEFAULT_GAMES, depth: int 
 # ---------------------------------------------------------------- summary
 
 def describe(dataset: Dataset) -> dict:
-    """Counts worth reporting: positions, distinct, by source, splits, depth."""
+    """Counts worth reporting: positions, distinct, by source (game, random, and the
+    search leaves of ``data leaves``), splits, depth."""
     splits = dataset.split()
     return {"positions": len(dataset),
             "distinct": len({position_key(f) for f in dataset.fen.tolist()}),
-            "by_source": {s: int((dataset.source == s).sum()) for s in ("game", "random")},
+            "by_source": {str(s): int(n) for s, n in zip(*np.unique(dataset.source,
+                                                                    return_counts=True))},
             "sampled_by_rule": int(dataset.sampled_by_rule.sum()),
             "games": int(len(np.unique(dataset.game_id[dataset.source == "game"]))),
             "splits": {n: len(s) for n, s in zip(("train", "validation", "test"), splits)},

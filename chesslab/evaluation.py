@@ -86,7 +86,7 @@ def _net(name, evaluator, title, encoding, network, training, perspective=None,
 #: layers reading the tutorial's 14 planes (clearly better than on the thesis's 64
 #: numbers, see the results table); ann64 and cnn64 are the thesis's nets exactly. The
 #: conv net is the tutorial's (32 filters, depth 4), the residual net half as wide (16),
-#: to fit the CPU budget. ``training``: changes to ``training.RECIPE``; conv and residual,
+#: to fit the CPU budget. ``training``: changes to ``recipe.RECIPE``; conv and residual,
 #: the slow nets, train on the depth-10 positions only (the extra plies would double
 #: their time).
 EVALUATORS = {e.name: e for e in (

@@ -37,11 +37,12 @@ from .data import DEFAULT_GAMES, read_games
 from .evaluation import EVALUATORS, load_evaluator
 from .files import RESULTS_DIR, file_tag, read_json, write_json_atomic
 from .mcts import DEFAULT_MODEL
+from .measure import SEARCH_SAMPLE
 from .parallel import parallel_map
 from .players import is_available, make_player, model_file
 from .policy_value import load_policy_value
 from .search import search
-from .training import RECIPE_NETS, SEARCH_SAMPLE, load, recipe_ablation, split
+from .training import RECIPE_NETS, load, recipe_ablation, split
 
 #: Positions for the depth-cost measurement: an opening, a middlegame, an endgame.
 DEPTH_COST_POSITIONS = {

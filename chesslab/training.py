@@ -42,37 +42,29 @@ what each step buys), one ``TrainConfig`` switch each:
   positions a search asks the evaluation about, where its errors get exploited;
 * more epochs with the learning rate halved on plateaus (``epochs``, ``lr_patience``).
 
-The thesis's "accuracy" is not defined there; here it is **sign accuracy**: among the
-positions where Stockfish sees a clear advantage (``|cp| > 50``), the fraction where the
-network says the same side is better. The other metrics: MAE in centipawns with
-labels and predictions clipped to +-1000 (beyond that "winning" is all that matters),
-and Pearson's correlation of the same clipped numbers.
+How a trained net is measured: ``chesslab.measure``; the recipe's data steps:
+``chesslab.recipe``.
 """
 from __future__ import annotations
 
-import math
 import os
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-import chess
 import numpy as np
 from tqdm import tqdm
 
 from .data import DEFAULT_DATASET, Dataset, load_dataset
 from .evaluation import EVALUATORS, load_evaluator
 from .files import MODELS_DIR, read_json
-from .handwritten import material_balance
+from .measure import (CLIP_CP, SEARCH_SAMPLE, SIGN_MARGIN_CP, accuracy, evaluate_on, metrics,
+                      search_metrics)
 from .networks import (ENCODINGS, TARGET_SCALE_CP, cp_to_target, encode_boards,
-                       expected_score, side_to_move_view, target_to_cp, turn_signs)
+                       expected_score, target_to_cp)
 from .nn import Adam, BatchNorm, Sigmoid, mse, save_model, sigmoid_mse, train_step
-from .search import search
+from .recipe import RECIPE, RECIPE_STEPS, base_depth, network_view, training_positions
 
-#: Labels and predictions are clipped to +-CLIP_CP before the MAE and the correlation.
-CLIP_CP = 1000
-#: Sign accuracy only counts positions where Stockfish's |cp| is above this margin.
-SIGN_MARGIN_CP = 50
 #: The networks this pipeline trains: every trainable one of the registry
 #: (``chesslab.evaluation.EVALUATORS`` holds each one's builder and encoding).
 NETS = tuple(name for name, entry in EVALUATORS.items() if entry.trainable)
@@ -190,31 +182,6 @@ class History:
     @classmethod
     def from_dict(cls, d: dict) -> "History":
         return cls(**d)
-
-
-# ---------------------------------------------------------------- metrics
-
-def metrics(pred_cp, true_cp) -> dict:
-    """MAE (cp, clipped to +-CLIP_CP), Pearson correlation, sign accuracy (|cp| > 50)."""
-    pred = np.clip(np.asarray(pred_cp, dtype=float), -CLIP_CP, CLIP_CP)
-    true = np.clip(np.asarray(true_cp, dtype=float), -CLIP_CP, CLIP_CP)
-    if pred.shape != true.shape or pred.ndim != 1 or len(pred) == 0:
-        raise ValueError(f"metrics need two non-empty 1-d arrays of the same length, got "
-                         f"shapes {pred.shape} and {true.shape}")
-    spread = pred.std() * true.std()
-    corr = float(np.mean((pred - pred.mean()) * (true - true.mean())) / spread) if spread else 0.0
-    return {"mae_cp": float(np.mean(np.abs(pred - true))), "correlation": corr,
-            "sign_accuracy": accuracy(pred_cp, true_cp), "positions": int(len(pred))}
-
-
-def accuracy(pred_cp, true_cp, margin: float = SIGN_MARGIN_CP) -> float:
-    """The thesis's accuracy, made precise: on positions with ``|true| > margin``, the
-    fraction where the prediction has the same sign (names the same side as better)."""
-    pred, true = np.asarray(pred_cp, dtype=float), np.asarray(true_cp, dtype=float)
-    clear = np.abs(true) > margin
-    if not clear.any():
-        return float("nan")
-    return float(np.mean(np.sign(pred[clear]) == np.sign(true[clear])))
 
 
 # ---------------------------------------------------------------- the pipeline steps
@@ -370,78 +337,6 @@ def encode_positions(boards, encoding: str, chunk: int = 8192) -> np.ndarray:
     return out
 
 
-# ---------------------------------------------------------------- the recipe's data steps
-
-def _material_line(board, alpha, beta, plies):
-    """(score, captures) of a material-only capture search, side to move's view."""
-    stand = material_balance(board) * (1 if board.turn == chess.WHITE else -1)
-    if stand >= beta or plies == 0:
-        return stand, []
-    best, line = stand, []
-    alpha = max(alpha, stand)
-    captures = sorted(board.generate_legal_captures(), key=lambda m: -_victim_value(board, m))
-    for move in captures:
-        board.push(move)
-        score, rest = _material_line(board, -beta, -alpha, plies - 1)
-        board.pop()
-        if -score > best:
-            best, line = -score, [move] + rest
-            alpha = max(alpha, best)
-            if alpha >= beta:
-                break
-    return best, line
-
-
-def _victim_value(board, move):
-    victim = board.piece_type_at(move.to_square) or chess.PAWN     # en passant: a pawn
-    return 10 * victim - board.piece_type_at(move.from_square)
-
-
-def quiet_leaf(board: chess.Board, max_plies: int = 8) -> chess.Board | None:
-    """Where the captures stop: the position at the end of a material quiescence
-    search's best line from ``board`` (``board`` itself when no capture gains), or None
-    when the side to move is in check there (not a quiet position)."""
-    if board.is_check():
-        return None
-    _, line = _material_line(board.copy(stack=False), -math.inf, math.inf, max_plies)
-    leaf = board.copy(stack=False)
-    for move in line:
-        leaf.push(move)
-    return None if leaf.is_check() else leaf
-
-
-def training_positions(dataset: Dataset, quiet: bool = False, mirror: bool = False,
-                       flip: bool = False):
-    """(boards, cp from White's side) to train on: each position, or its quiet leaf
-    (positions in check dropped), plus colour-mirrored copies with the score negated,
-    plus left-right mirrored copies of positions without castling rights."""
-    boards, cp = dataset.boards(), np.asarray(dataset.cp, dtype=np.float64)
-    if quiet:
-        leaves = [quiet_leaf(b) for b in boards]
-        keep = [i for i, leaf in enumerate(leaves) if leaf is not None]
-        boards, cp = [leaves[i] for i in keep], cp[keep]
-    if mirror:
-        boards = boards + [b.mirror() for b in boards]
-        cp = np.concatenate([cp, -cp])
-    if flip:
-        no_castling = [i for i, b in enumerate(boards) if not b.castling_rights]
-        boards = boards + [boards[i].transform(chess.flip_horizontal) for i in no_castling]
-        cp = np.concatenate([cp, cp[no_castling]])
-    return boards, cp
-
-
-def base_depth(dataset: Dataset) -> int:
-    """The depth of the dataset's main labels (validation and test have only these)."""
-    return int(dataset.metadata.get("depth", int(dataset.depth.max())))
-
-
-def network_view(boards, cp, perspective: str):
-    """The boards and scores as a network with that perspective sees them."""
-    if perspective == "side_to_move":
-        return side_to_move_view(boards), np.asarray(cp) * turn_signs(boards)
-    return boards, np.asarray(cp)
-
-
 def evaluator_for(name: str, model, encoding: str, kind: str, perspective: str):
     """The evaluator of a trained net, of the registry's class (NNUE and linear ones get
     their fast classes)."""
@@ -526,50 +421,6 @@ def save_result(result: TrainResult, path=None, data_info=None) -> Path:
                           "seconds": round(result.seconds, 1), "data": data_info or {}},
                 history=result.history.to_dict(),
                 metrics={"validation": result.validation, "test": result.test})
-
-
-def evaluate_on(evaluator, dataset: Dataset) -> dict:
-    """Metrics of any evaluator on a dataset (batched when it prefers batches)."""
-    boards = dataset.boards()
-    scores = evaluator.evaluate_batch(boards) if getattr(evaluator, "prefers_batches", False) \
-        else np.array([evaluator.evaluate(b) for b in boards], dtype=float)
-    return metrics(scores, dataset.cp)
-
-
-#: Positions of the test split scored by a search in the results table (seeded sample).
-SEARCH_SAMPLE = 2000
-
-
-def search_metrics(evaluator, dataset: Dataset, depth: int = 1, sample: int = SEARCH_SAMPLE,
-                   seed: int = 0) -> dict:
-    """Metrics of ``search(board, evaluator, depth).score`` (quiescence included): the
-    evaluation as a search really uses it, on a seeded sample of ``dataset``; for all
-    positions and separately for White and Black to move."""
-    rng = np.random.default_rng(seed)
-    rows = np.sort(rng.choice(len(dataset), min(sample, len(dataset)), replace=False))
-    part = dataset.subset(rows)
-    boards = part.boards()
-    start = time.perf_counter()
-    scores = np.array([search(b, evaluator, depth=depth).score for b in boards])
-    seconds = time.perf_counter() - start
-    white = np.array([b.turn == chess.WHITE for b in boards])
-    out = {"depth": depth, "seconds": round(seconds, 1), "all": metrics(scores, part.cp)}
-    for key, mask in (("white_to_move", white), ("black_to_move", ~white)):
-        if mask.any():
-            out[key] = metrics(scores[mask], part.cp[mask])
-    return out
-
-
-#: The recipe, one step at a time (each row adds its switch to the one above).
-RECIPE_STEPS = (
-    ("thesis pipeline", {}),
-    ("+ side to move", {"perspective": "side_to_move"}),
-    ("+ win-probability target", {"target": "wdl"}),
-    ("+ quiet positions", {"quiet": True}),
-    ("+ a-h flips", {"flip": True}),
-    ("+ every ply (depth 8)", {"extra_plies": True}),
-    ("+ search leaves", {"leaves": True}),
-)
 
 
 #: The nets the recipe ablation trains by default (``results recipe``).
@@ -685,11 +536,6 @@ def format_table(table: dict) -> str:
 
 # ---------------------------------------------------------------- the shipped models
 
-#: The recipe (see the module docstring), every switch on: the shipped models' settings,
-#: changed for each net by its ``training`` entry in the registry (about 25 min of CPU for
-#: the four nets on 2 cores).
-RECIPE = dict(perspective="side_to_move", target="wdl", quiet=True, flip=True,
-              extra_plies=True)
 SHIPPED = {name: TrainConfig(**{**RECIPE, **EVALUATORS[name].training}) for name in NETS}
 #: ``--full``: the bigger run for better models (hours of CPU).
 FULL = {name: replace(SHIPPED[name], epochs=200, patience=10, lr_patience=4)

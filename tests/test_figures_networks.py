@@ -1,7 +1,7 @@
 """figures.networks: diagrams and listings are read from real models, curves from history."""
 import numpy as np
 
-from chesslab import nn, training
+from chesslab import nn, recipe, training
 from chesslab.figures import networks as fn
 
 
@@ -40,7 +40,7 @@ def test_plot_history_draws_loss_and_accuracy():
 
 
 def test_plot_recipe_puts_each_step_at_its_place():
-    steps = [label for label, _ in training.RECIPE_STEPS]
+    steps = [label for label, _ in recipe.RECIPE_STEPS]
     def row(i):
         mae = {"all": 100.0 - 10 * i, "white_to_move": 90.0, "black_to_move": 110.0}
         return {"net": "ann", "step": steps[i],

@@ -1,61 +1,13 @@
-"""The thesis training pipeline: metrics, target scaling, split/shuffle rule, training."""
-import random
-
+"""The thesis training pipeline: target scaling, split/shuffle rule, training, the recipe's
+switches."""
 import chess
 import numpy as np
 import pytest
 
 from chesslab import training
-from chesslab.data import make_dataset, random_board
-from chesslab.evaluation import (NetworkEvaluator, cp_to_target, material_balance,
-                                 target_to_cp)
+from chesslab.evaluation import NetworkEvaluator, cp_to_target, target_to_cp
 from chesslab.nn import ANN
-
-
-def _material_dataset(n=400, seed=3):
-    """Random positions labelled by the material balance: a rule a net can learn,
-    no Stockfish needed. Every 4 positions share a game id (to exercise the split)."""
-    rng = random.Random(seed)
-    rows = []
-    while len(rows) < n:
-        board = random_board(rng, max_plies=120)
-        if board is None:
-            continue
-        rows.append(dict(fen=board.fen(), cp=material_balance(board), wdl=(0, 1000, 0),
-                         source="random", game_id=len(rows) // 4, ply=board.ply(),
-                         result="*", sampled_by_rule=False))
-    return make_dataset(rows)
-
-
-@pytest.fixture(scope="module")
-def tiny():
-    return _material_dataset()
-
-
-# ---------------------------------------------------------------- metrics
-
-def test_metrics_on_hand_made_numbers():
-    pred = [100, -200, 30, 2000]
-    true = [150, -100, -80, 5000]          # clipped to +-1000: the last pair is exact
-    m = training.metrics(pred, true)
-    assert m["mae_cp"] == pytest.approx((50 + 100 + 110 + 0) / 4)
-    assert m["sign_accuracy"] == pytest.approx(3 / 4)   # 30 vs -80 names the wrong side
-    expected = np.corrcoef([100, -200, 30, 1000], [150, -100, -80, 1000])[0, 1]
-    assert m["correlation"] == pytest.approx(expected)
-    assert m["positions"] == 4
-
-
-def test_accuracy_ignores_balanced_positions():
-    # |true| <= 50 does not count, whatever the prediction says
-    assert training.accuracy([-300, 10, 500], [40, -50, 60]) == 1.0
-    assert np.isnan(training.accuracy([1, 2], [0, 50]))
-    m = training.metrics(np.arange(10) * 3.0, np.arange(10) * 100.0)
-    assert m["correlation"] == pytest.approx(1.0)
-
-
-def test_metrics_reject_mismatched_arrays():
-    with pytest.raises(ValueError, match="same length"):
-        training.metrics([1, 2, 3], [1, 2])
+from material_data import tiny  # noqa: F401  (a fixture)
 
 
 @pytest.mark.parametrize("kind", ["tanh", "unit"])
@@ -82,49 +34,6 @@ def test_logit_and_prob_targets_live_in_win_probability_space():
     assert training.loss_for("tanh").__name__ == "mse"
 
 
-# ---------------------------------------------------------------- the recipe's data steps
-
-def test_quiet_leaf_plays_out_a_winning_capture_and_only_that():
-    hanging = chess.Board("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1")     # Rxd5 wins the queen
-    leaf = training.quiet_leaf(hanging)
-    assert leaf.board_fen() == "4k3/8/8/3R4/8/8/8/4K3" and leaf.turn == chess.BLACK
-    defended = chess.Board("4k3/4p3/3p4/8/8/8/3Q4/4K3 w - - 0 1")   # Qxd6 exd6 loses
-    assert training.quiet_leaf(defended).fen() == defended.fen()
-    in_check = chess.Board("4k3/8/8/8/8/8/4q3/4K3 w - - 0 1")
-    assert training.quiet_leaf(in_check) is None
-    assert hanging.fen() == "4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"    # never changed
-
-
-def test_training_positions_mirror_and_quiet(tiny):
-    boards, cp = training.training_positions(tiny)
-    assert len(boards) == len(tiny) and np.array_equal(cp, tiny.cp)
-    boards2, cp2 = training.training_positions(tiny, mirror=True)
-    n = len(tiny)
-    assert len(boards2) == 2 * n and np.array_equal(cp2[n:], -cp2[:n])
-    assert boards2[n].fen() == boards2[0].mirror().fen()
-    quiet, qcp = training.training_positions(tiny, quiet=True)
-    assert 0 < len(quiet) <= n and not any(b.is_check() for b in quiet)
-    # material labels: a quiet leaf where a capture was played changed the balance
-    changed = sum(material_balance(b) != c for b, c in zip(quiet, qcp))
-    assert changed > 0
-
-
-def test_side_to_move_view_mirrors_black_and_negates_its_score():
-    white = chess.Board("4k3/8/8/8/8/8/3QK3/8 w - - 0 1")
-    black = chess.Board("4k3/8/8/8/8/8/3QK3/8 b - - 0 1")
-    boards, cp = training.network_view([white, black], [900, 900], "side_to_move")
-    assert boards[0] is white and boards[1].turn == chess.WHITE
-    assert boards[1].fen() == black.mirror().fen() and cp.tolist() == [900, -900]
-    # an evaluator with that perspective scores a mirrored position as the negation
-    ev = NetworkEvaluator(ANN.from_topology([896, 8, 1], seed=1), "planes14_flat",
-                          perspective="side_to_move")
-    rng = random.Random(5)
-    for _ in range(5):
-        board = random_board(rng, max_plies=40)
-        if board is not None:
-            assert ev.evaluate(board.mirror()) == pytest.approx(-ev.evaluate(board), abs=1e-3)
-
-
 def test_the_recipe_trains_the_nnue_and_refuses_a_white_view(tiny):
     config = training.TrainConfig(epochs=3, batch_size=64, perspective="side_to_move",
                                   target="wdl", quiet=True, mirror=True)
@@ -146,13 +55,6 @@ def test_extra_plies_is_the_switch_for_the_shallower_labels(tiny):
         config = training.TrainConfig(epochs=1, batch_size=64, extra_plies=extra)
         result = training.train_net("ann64", ds, config, progress=False)
         assert result.train_examples == expected
-
-
-def test_search_metrics_split_by_side_to_move(tiny):
-    out = training.search_metrics("material", tiny, depth=1, sample=60)
-    assert out["all"]["positions"] == 60
-    assert out["white_to_move"]["positions"] + out["black_to_move"]["positions"] == 60
-    assert 0 <= out["all"]["mae_cp"] < 300          # labels are material: search sees most
 
 
 # ---------------------------------------------------------------- the pipeline rules

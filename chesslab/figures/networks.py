@@ -13,7 +13,9 @@ from matplotlib.patches import FancyBboxPatch
 from chesslab.evaluation import EVALUATORS
 from chesslab.nn import (ANN, CNN, Conv2D, Dense, Flatten, MaxPool2D, ReLU, Sigmoid, Tanh,
                          save_model, thesis_cnn)
-from chesslab.training import RECIPE_STEPS, SIGN_MARGIN_CP, History, load_history
+from chesslab.measure import SIGN_MARGIN_CP
+from chesslab.recipe import RECIPE_STEPS
+from chesslab.training import History, load_history
 
 _BOX_STYLE = {"Conv": "#cfe2f3", "Pool": "#d9ead3", "Activ": "#fff2cc", "Full": "#f4cccc",
               "Input": "#eeeeee", "Output": "#eeeeee"}
