@@ -118,29 +118,27 @@ def _data_label(args):
     print(json.dumps(describe(dataset), indent=1))
 
 
-def _data_extend(args):
+def _grow_dataset(args, grow, what: str):
+    """Load --data, add rows with ``grow(dataset)``, save to --out (default: --data)."""
     args.out = args.out or args.data or str(DEFAULT_DATASET)
     _writable(args, out="dataset file", cache="label cache")
     dataset = load_dataset(args.data)
     before = len(dataset)
-    dataset = extend_with_game_plies(dataset, args.pgn, args.depth, args.workers, args.seed,
-                                     cache=args.cache)
+    dataset = grow(dataset)
     save_dataset(dataset, args.out)
-    print(f"added {len(dataset) - before} positions labelled at depth {args.depth}")
+    print(f"added {len(dataset) - before} {what} labelled at depth {args.depth}")
     print(json.dumps(describe(dataset), indent=1))
+
+
+def _data_extend(args):
+    _grow_dataset(args, lambda dataset: extend_with_game_plies(
+        dataset, args.pgn, args.depth, args.workers, args.seed, cache=args.cache), "positions")
 
 
 def _data_leaves(args):
-    args.out = args.out or args.data or str(DEFAULT_DATASET)
-    _writable(args, out="dataset file", cache="label cache")
-    dataset = load_dataset(args.data)
-    before = len(dataset)
-    dataset = extend_with_leaves(dataset, args.evaluators.split(","), args.roots, args.rate,
-                                 args.search_depth, args.depth, args.workers, args.seed,
-                                 cache=args.cache)
-    save_dataset(dataset, args.out)
-    print(f"added {len(dataset) - before} search leaves labelled at depth {args.depth}")
-    print(json.dumps(describe(dataset), indent=1))
+    _grow_dataset(args, lambda dataset: extend_with_leaves(
+        dataset, args.evaluators.split(","), args.roots, args.rate, args.search_depth,
+        args.depth, args.workers, args.seed, cache=args.cache), "search leaves")
 
 
 def _data_build(args):
