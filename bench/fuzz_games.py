@@ -39,7 +39,7 @@ from pathlib import Path
 import chess
 
 from chesslab.arena import play_game, save_pgn
-from chesslab.data import read_games
+from chesslab.games import read_games
 from chesslab.game import TERMINATION, outcome
 from chesslab.players import Player, make_player
 from chesslab.stockfish import find_stockfish

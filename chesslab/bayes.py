@@ -27,10 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from chesslab.data import DEFAULT_GAMES, read_games, sample_plies, split_by_game
+from chesslab.data import split_by_game
 from chesslab.encoding import as_board
 from chesslab.features import FEATURE_NAMES, StandardScaler, features_batch
 from chesslab.files import MODELS_DIR, read_json, write_json_atomic
+from chesslab.games import DEFAULT_GAMES, read_games, sample_plies
 from chesslab.handwritten import Evaluator
 from chesslab.scores import checkmate_score
 

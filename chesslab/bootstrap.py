@@ -17,9 +17,10 @@ from pathlib import Path
 import chess
 import numpy as np
 
-from .data import DEFAULT_DATASET, DEFAULT_GAMES, load_dataset, position_key, read_games
+from .data import DEFAULT_DATASET, load_dataset, position_key
 from .encoding import move_to_index, planes9_batch
 from .game import result_for
+from .games import DEFAULT_GAMES, read_games
 from .nn import Adam
 from .policy_value import (PolicyValueNet, load_policy_value, policy_targets,
                            save_policy_value, train_epochs)

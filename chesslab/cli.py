@@ -29,11 +29,12 @@ import chess
 from chesslab import bayes, measure, results, training
 from chesslab.arena import match
 from chesslab.bootstrap import bootstrap
-from chesslab.data import (DEFAULT_DATASET, DEFAULT_GAMES, build_dataset, describe,
-                           extend_with_game_plies, generate_games, load_dataset, save_dataset)
+from chesslab.data import (DEFAULT_DATASET, build_dataset, describe, extend_with_game_plies,
+                           load_dataset, save_dataset)
 from chesslab.encoding import as_board
 from chesslab.figures import make_figures
 from chesslab.files import MODELS_DIR, check_writable, check_writable_dir, write_json_atomic
+from chesslab.games import DEFAULT_GAMES, generate_games
 from chesslab.leaves import extend_with_leaves
 from chesslab.players import EngineStopped, make_player
 from chesslab.selfplay import DEFAULTS as SELFPLAY_DEFAULTS

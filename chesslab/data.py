@@ -1,19 +1,15 @@
-"""Training data: random positions, game records, Stockfish labels, datasets on disk.
+"""Training data: random positions, and datasets of labelled positions on disk.
 
-Two sources of positions, as in the seed documents:
+Three sources of positions:
 
 * **random** (the tutorial): play random legal moves from the start for a random
-  number of plies; games that end on the way are thrown away.
-* **game** (the Naive Bayes chapter): positions from game records. No game database
-  can be downloaded here, so :func:`generate_games` lets Stockfish play itself at mixed
-  strengths; :func:`read_games` reads any PGN a teacher brings instead.
+  number of plies; games that end on the way are thrown away (:func:`random_positions`);
+* **game** (the Naive Bayes chapter): positions from game records (``chesslab.games``);
+* **leaf**: the leaves of real searches (``chesslab.leaves``, ``data leaves``).
 
-Every position is scored by Stockfish at a fixed depth (:func:`label_fens`): centipawns
-from White's side, and the engine's win/draw/loss estimate per mille. A forced mate in
-``n`` moves is stored as ``±(LABEL_MATE_CP - n)`` (python-chess
-``score(mate_score=LABEL_MATE_CP)``); every score is clipped to ``±LABEL_MATE_CP``, so
-``|cp| > LABEL_MATE_CP - 1000`` means "a mate was found" (``chesslab.scores`` says why
-labels use this smaller scale than the search's ``MATE``).
+Every position is scored by Stockfish at a fixed depth (``chesslab.labels``).
+:func:`build_dataset` puts games, random positions and labels together;
+:func:`extend_with_game_plies` adds every ply of the training games.
 
 A dataset file is one compressed ``.npz`` of plain arrays (no pickles), loaded by
 :func:`load_dataset`; :meth:`Dataset.split` splits it **by game** so that positions of
@@ -22,34 +18,25 @@ one game never end up on both sides of a train/test split.
 from __future__ import annotations
 
 import datetime
-import gzip
-import io
 import json
 import random
-import zipfile
-import zlib
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 import chess
-import chess.engine
-import chess.pgn
 import numpy as np
 from tqdm import tqdm
 
-from .files import DATA_DIR, atomic_path
-from .game import outcome, play
+from .files import DATA_DIR, atomic_path, read_npz
+from .games import DEFAULT_GAMES, game_positions, read_games
+from .labels import label_fens
 from .parallel import parallel_map
 from .scores import LABEL_MATE_CP
-from .stockfish import (ENGINE_OPTIONS, engine_name, find_stockfish, stop_worker_engines,
-                        worker_engine)
+from .stockfish import ENGINE_OPTIONS, engine_name
 
-#: Strength range (UCI_Elo) of the self-play players; Stockfish 15.1 accepts 1350..2850.
-ELO_RANGE = (1350, 2850)
-#: The shipped dataset and game records.
+#: The shipped dataset.
 DEFAULT_DATASET = DATA_DIR / "positions.npz"
-DEFAULT_GAMES = DATA_DIR / "games" / "stockfish_selfplay.pgn.gz"
 
 
 # ---------------------------------------------------------------- random positions
@@ -98,248 +85,6 @@ def random_positions(count: int, seed: int = 0, max_plies: int = 200, exclude=()
                     bar.update()
             start += batch
     return found
-
-
-# ---------------------------------------------------------------- game records
-
-def sample_plies(n_plies: int) -> list[int]:
-    """The Naive Bayes chapter's sampling rule, as plies (half-moves played) to keep.
-
-    Every 6th ply while at most 75% of the game is played, every 2nd ply in the last
-    quarter (the endgame, where each move matters more), and always the final position
-    (the one that decided the result). Ply p is the position after p half-moves.
-    """
-    cut = 0.75 * n_plies
-    plies = [p for p in range(1, n_plies + 1)
-             if (p <= cut and p % 6 == 0) or (p > cut and p % 2 == 0)]
-    if not plies or plies[-1] != n_plies:
-        plies.append(n_plies)
-    return plies
-
-
-def game_positions(game: chess.pgn.Game, every: int | None = None):
-    """Positions of one game as ``(fen, ply, sampled_by_rule)``.
-
-    Always the chapter's sample (:func:`sample_plies`); with ``every=k`` also every
-    k-th ply, to get more positions per game for the evaluator dataset.
-    """
-    moves = list(game.mainline_moves())
-    rule = set(sample_plies(len(moves)))
-    board = game.board()
-    out = [(board.fen(), 0, True)] if 0 in rule else []
-    for ply, move in enumerate(moves, start=1):
-        board.push(move)
-        if ply in rule or (every and ply % every == 0):
-            out.append((board.fen(), ply, ply in rule))
-    return out
-
-
-def _open_text(path: Path):
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
-
-
-class _MarkedGameBuilder(chess.pgn.GameBuilder):
-    """python-chess's game builder, also noting the result marker that ends the moves
-    (1-0, 0-1, 1/2-1/2, *). A game without one was cut off: its moves stop early, yet
-    its headers still give the whole game's result (a wrong training label)."""
-
-    def visit_result(self, result: str) -> None:
-        self.game.result_marker = result
-        super().visit_result(result)
-
-
-def _check_complete(game, path, number):
-    marker = getattr(game, "result_marker", None)
-    header = game.headers.get("Result", "*")
-    if marker is None and (game.next() is not None or header != "*"):
-        raise ValueError(f"{path}: game {number} stops before its result marker (1-0, "
-                         f"0-1, 1/2-1/2 or *): the file looks cut off mid-game; restore "
-                         f"the file or delete the unfinished game")
-    if marker is not None and "*" not in (marker, header) and marker != header:
-        raise ValueError(f"{path}: game {number} says Result \"{header}\" in its headers "
-                         f"but ends with {marker}; fix the file so they agree")
-
-
-def read_games(path, limit: int | None = None) -> list[chess.pgn.Game]:
-    """The games of a PGN file (plain or ``.gz``; the first ``limit`` if given), with
-    errors that name the problem (a damaged or cut-off file is refused, not half read)."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"PGN file {path} does not exist")
-    games = []
-    try:
-        with _open_text(path) as fh:
-            while len(games) != limit and (
-                    game := chess.pgn.read_game(fh, Visitor=_MarkedGameBuilder)) is not None:
-                if game.errors:
-                    raise ValueError(f"{path} is not a readable PGN file: game "
-                                     f"{len(games) + 1} has an error: {game.errors[0]}")
-                _check_complete(game, path, len(games) + 1)
-                games.append(game)
-    except (OSError, EOFError, zlib.error) as exc:  # e.g. a cut or corrupt .gz file
-        raise ValueError(f"{path} is not a readable PGN file ({exc}); it may be cut off "
-                         f"or damaged: restore it") from None
-    if not games or not any(any(g.mainline_moves()) for g in games):
-        raise ValueError(f"{path} holds no chess game with moves; is it a PGN file "
-                         f"(text with [Event ...] headers and moves like 1. e4 e5)?")
-    return games
-
-
-class _EngineSide:
-    """One side of a Stockfish self-play game: the engine at this side's UCI_Elo."""
-
-    def __init__(self, engine, elo: int, nodes: int):
-        self.engine, self.name = engine, f"{engine.id.get('name', 'Stockfish')} (UCI_Elo {elo})"
-        self.limit = chess.engine.Limit(nodes=nodes)
-        self.options = {"UCI_LimitStrength": True, "UCI_Elo": elo}
-
-    def choose_move(self, board: chess.Board) -> chess.Move:
-        return self.engine.play(board, self.limit, options=self.options).move
-
-
-def play_selfplay_game(engine, index: int = 0, seed: int = 0, nodes: int = 1000,
-                       opening_plies=(3, 6), elo_range=ELO_RANGE,
-                       max_plies: int = 300) -> chess.pgn.Game:
-    """Stockfish against itself: each side gets a random UCI_Elo, the game a few
-    random opening plies (so games differ), then ``nodes`` nodes per move.
-
-    Stockfish's strength limit picks among its best moves with its own, clock-seeded
-    random generator, so the moves are not reproducible; our own choices (strengths,
-    opening plies) are seeded by (seed, index). A game still running after
-    ``max_plies`` plies (openings included) is adjudicated a draw (Termination
-    "move cap"; ``chesslab.game.play`` plays it).
-    """
-    rng = random.Random(f"games:{seed}:{index}")
-    elos = {chess.WHITE: rng.randint(*elo_range), chess.BLACK: rng.randint(*elo_range)}
-    n_random = rng.randint(*opening_plies)
-    board = chess.Board()
-    for _ in range(n_random):
-        moves = list(board.legal_moves)
-        if not moves:
-            break
-        board.push(rng.choice(moves))
-    game = play(_EngineSide(engine, elos[chess.WHITE], nodes),
-                _EngineSide(engine, elos[chess.BLACK], nodes), board,
-                max_plies=max(max_plies - board.ply(), 0))
-    game.headers.update({
-        "Event": "chesslab Stockfish self-play", "Site": "chesslab",
-        "Date": datetime.date.today().strftime("%Y.%m.%d"), "Round": str(index + 1),
-        "WhiteElo": str(elos[chess.WHITE]), "BlackElo": str(elos[chess.BLACK]),
-        "GameId": str(index), "Seed": str(seed), "NodesPerMove": str(nodes),
-        "RandomOpeningPlies": str(n_random)})
-    return game
-
-
-def _selfplay_pgn(index: int, engine_path: str, **kwargs) -> str:
-    return str(play_selfplay_game(worker_engine(engine_path), index, **kwargs))
-
-
-def generate_games(count: int, path=DEFAULT_GAMES, seed: int = 0, nodes: int = 1000,
-                   workers: int = 1, progress: bool = True, max_plies: int = 300) -> Path:
-    """Play ``count`` self-play games and write them to a PGN file (gzip if ``.gz``)."""
-    if count < 1:
-        raise ValueError(f"the number of games must be at least 1, not {count}")
-    if max_plies < 1 or nodes < 1:
-        raise ValueError(f"max_plies and nodes must be at least 1, got {max_plies} and "
-                         f"{nodes}")
-    path = Path(path)
-    work = partial(_selfplay_pgn, engine_path=find_stockfish(), seed=seed, nodes=nodes,
-                   max_plies=max_plies)
-    with atomic_path(path, suffix=".pgn.tmp") as tmp:
-        with open(tmp, "wb") as raw:
-            out = (gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)
-                   if path.suffix == ".gz" else raw)
-            with io.TextIOWrapper(out, encoding="utf-8") as text, \
-                    tqdm(total=count, desc="games", disable=not progress) as bar:
-                def write(_index, pgn):
-                    text.write(pgn + "\n\n")
-                    bar.update()
-                try:
-                    parallel_map(work, range(count), workers, on_result=write, chunksize=2)
-                finally:
-                    stop_worker_engines()
-    return path
-
-
-# ---------------------------------------------------------------- Stockfish labels
-
-def label_board(engine, board: chess.Board, depth: int = 10):
-    """Stockfish's verdict on one position: ``(cp, (win, draw, loss))``, White's side.
-
-    ``cp`` is clipped centipawns (mates as ``±(LABEL_MATE_CP - moves)``), the WDL triple
-    is per mille. Finished positions need no search: White mated is ``-LABEL_MATE_CP``,
-    Black mated ``+LABEL_MATE_CP``, a draw 0.
-    """
-    ended = outcome(board)
-    if ended is not None:
-        if ended.winner is None:
-            return 0, (0, 1000, 0)
-        return ((LABEL_MATE_CP, (1000, 0, 0)) if ended.winner
-                else (-LABEL_MATE_CP, (0, 0, 1000)))
-    # game=object() starts a new game (ucinewgame): an empty hash, so labels do not
-    # depend on which positions the engine saw before.
-    info = engine.analyse(board, chess.engine.Limit(depth=depth), game=object())
-    score = info["score"].white()
-    cp = int(np.clip(score.score(mate_score=LABEL_MATE_CP), -LABEL_MATE_CP, LABEL_MATE_CP))
-    wdl = info.get("wdl") or info["score"].wdl(model="sf15.1", ply=board.ply())
-    return cp, tuple(int(x) for x in wdl.white())
-
-
-def _label_fen(fen: str, depth: int, engine_path: str):
-    return label_board(worker_engine(engine_path), chess.Board(fen), depth)
-
-
-def label_fens(fens, depth: int = 10, workers: int = 1, progress: bool = True,
-               cache=None):
-    """Label many positions: arrays ``cp`` (N,) and ``wdl`` (N, 3), int16.
-
-    Each of the ``workers`` processes starts one Stockfish and keeps it for all its
-    positions (starting an engine costs more than a shallow search). With ``cache``
-    (an .npz path), labels are saved there as they come and reused by the next call
-    with the same depth, so an interrupted run resumes where it stopped.
-    """
-    fens = [str(f) for f in fens]
-    if not fens:
-        raise ValueError("no positions to label (the list of FENs is empty)")
-    known = _read_label_cache(cache, depth)
-    todo = list(dict.fromkeys(f for f in fens if f not in known))
-    work = partial(_label_fen, depth=depth, engine_path=find_stockfish())
-    with tqdm(total=len(todo), desc=f"labels d{depth}", disable=not progress) as bar:
-        def keep(i, label):
-            known[todo[i]] = label
-            bar.update()
-            if cache and ((i + 1) % 10_000 == 0 or i + 1 == len(todo)):
-                _write_label_cache(cache, depth, known)
-        try:
-            parallel_map(work, todo, workers, on_result=keep, chunksize=16)
-        finally:
-            stop_worker_engines()
-    cp = np.array([known[f][0] for f in fens], dtype=np.int16)
-    wdl = np.array([known[f][1] for f in fens], dtype=np.int16).reshape(len(fens), 3)
-    return cp, wdl
-
-
-def _read_label_cache(cache, depth):
-    if not cache or not Path(cache).exists():
-        return {}
-    npz = read_npz(cache, "label cache")
-    if any(k not in npz for k in ("depth", "fen", "cp", "wdl")):
-        raise ValueError(f"label cache {cache} is not a chesslab label cache (it lacks "
-                         f"depth, fen, cp or wdl); give another --cache file")
-    if int(npz["depth"]) != depth:
-        return {}
-    return {f: (int(c), tuple(w)) for f, c, w in
-            zip(npz["fen"].tolist(), npz["cp"].tolist(), npz["wdl"].tolist())}
-
-
-def _write_label_cache(cache, depth, known):
-    with atomic_path(cache, suffix=".npz.tmp") as tmp:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, depth=depth, fen=np.array(list(known), dtype=str),
-                     cp=np.array([c for c, _ in known.values()], dtype=np.int16),
-                     wdl=np.array([w for _, w in known.values()], dtype=np.int16))
 
 
 # ---------------------------------------------------------------- datasets
@@ -456,24 +201,6 @@ def save_dataset(dataset: Dataset, path=DEFAULT_DATASET) -> Path:
         with open(tmp, "wb") as fh:
             np.savez_compressed(fh, **arrays)
     return path
-
-
-def read_npz(path, what: str = "dataset") -> dict:
-    """Every array of an ``.npz`` file (no pickles), with one line naming the file when
-    it is not an .npz at all, or is cut off or damaged (instead of BadZipFile, zlib.error
-    or numpy's "pickled data")."""
-    path = Path(path)
-    with open(path, "rb") as fh:
-        head = fh.read(4)
-    if head not in (b"PK\x03\x04", b"PK\x05\x06"):   # how every zip (.npz) file starts
-        raise ValueError(f"{what} {path} is not an .npz file (it does not start like one); "
-                         f"give the .npz that chesslab wrote")
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            return {name: npz[name] for name in npz.files}
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
-        raise ValueError(f"{what} {path} is cut off or damaged ({exc}); restore it or "
-                         f"build it again") from None
 
 
 def _column_problem(columns: dict) -> str | None:

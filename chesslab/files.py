@@ -14,7 +14,11 @@ import hashlib
 import json
 import os
 import tempfile
+import zipfile
+import zlib
 from pathlib import Path
+
+import numpy as np
 
 #: The repository's data/ folder (shipped datasets, trained weights, results).
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -131,3 +135,21 @@ def file_tag(path, length: int = 12) -> str:
     """The first ``length`` hex digits of a file's SHA-256: which model played, which
     model searched."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:length]
+
+
+def read_npz(path, what: str = "dataset") -> dict:
+    """Every array of an ``.npz`` file (no pickles), with one line naming the file when
+    it is not an .npz at all, or is cut off or damaged (instead of BadZipFile, zlib.error
+    or numpy's "pickled data")."""
+    path = Path(path)
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if head not in (b"PK\x03\x04", b"PK\x05\x06"):   # how every zip (.npz) file starts
+        raise ValueError(f"{what} {path} is not an .npz file (it does not start like one); "
+                         f"give the .npz that chesslab wrote")
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return {name: npz[name] for name in npz.files}
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
+        raise ValueError(f"{what} {path} is cut off or damaged ({exc}); restore it or "
+                         f"build it again") from None

@@ -15,9 +15,10 @@ import random
 import chess
 import numpy as np
 
-from chesslab.data import Dataset, label_fens, position_key, split_by_game
+from chesslab.data import Dataset, position_key, split_by_game
 from chesslab.evaluation import load_evaluator, model_path
 from chesslab.files import file_tag
+from chesslab.labels import label_fens
 from chesslab.search import search
 
 

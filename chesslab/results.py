@@ -33,7 +33,7 @@ from tqdm.auto import tqdm
 
 from .arena import OPENINGS, MatchResult, match, play_game
 from .bootstrap import shipped_game_split
-from .data import DEFAULT_GAMES, read_games
+from .games import DEFAULT_GAMES, read_games
 from .evaluation import EVALUATORS, load_evaluator
 from .files import RESULTS_DIR, file_tag, read_json, write_json_atomic
 from .mcts import DEFAULT_MODEL

@@ -6,9 +6,9 @@ import pytest
 from chesslab import cli, results
 from chesslab.__main__ import main as main_from_dunder_main
 from chesslab.cli import build_parser, main, new_spelling
-from chesslab.data import DEFAULT_GAMES
 from chesslab.evaluation import load_evaluator
 from chesslab.files import MODELS_DIR, file_tag, read_json
+from chesslab.games import DEFAULT_GAMES
 
 
 def test_python_dash_m_chesslab_runs_the_cli():

@@ -7,7 +7,7 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab import data
+from chesslab import data, games, labels
 from chesslab.__main__ import main
 from chesslab.game import outcome
 from chesslab.scores import LABEL_MATE_CP
@@ -55,10 +55,10 @@ def small_dataset(n_games=30, per_game=5, seed=1):
 
 def test_sampling_rule_by_hand():
     # 40 plies: the first 75% (30 plies) every 6th, then every 2nd, the last always
-    assert data.sample_plies(40) == [6, 12, 18, 24, 30, 32, 34, 36, 38, 40]
-    assert data.sample_plies(41) == [6, 12, 18, 24, 30, 32, 34, 36, 38, 40, 41]
-    assert data.sample_plies(7) == [6, 7]
-    assert data.sample_plies(0) == [0]
+    assert games.sample_plies(40) == [6, 12, 18, 24, 30, 32, 34, 36, 38, 40]
+    assert games.sample_plies(41) == [6, 12, 18, 24, 30, 32, 34, 36, 38, 40, 41]
+    assert games.sample_plies(7) == [6, 7]
+    assert games.sample_plies(0) == [0]
 
 
 @pytest.mark.parametrize("suffix", [".pgn", ".pgn.gz"])
@@ -181,14 +181,14 @@ def test_missing_stockfish_says_how_to_install(monkeypatch, tmp_path):
     assert "CHESSLAB_STOCKFISH" in str(err.value)
     assert "apt-get install stockfish" in str(err.value)
     with pytest.raises(FileNotFoundError, match="CHESSLAB_STOCKFISH"):
-        data.generate_games(1, tmp_path / "g.pgn")
+        games.generate_games(1, tmp_path / "g.pgn")
 
 
 def test_finished_positions_need_no_engine():
     mate = chess.Board("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")
-    assert data.label_board(None, mate) == (-LABEL_MATE_CP, (0, 0, 1000))
+    assert labels.label_board(None, mate) == (-LABEL_MATE_CP, (0, 0, 1000))
     stalemate = chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
-    assert data.label_board(None, stalemate) == (0, (0, 1000, 0))
+    assert labels.label_board(None, stalemate) == (0, (0, 1000, 0))
 
 
 @needs_stockfish
@@ -210,7 +210,7 @@ def test_shipped_labels_recheck_against_stockfish():
         assert engine.id["name"] == ds.metadata["engine"]
         for i in picks:
             depth = int(ds.depth[i])      # extra game plies are labelled shallower
-            cp, wdl = data.label_board(engine, chess.Board(ds.fen[i]), depth)
+            cp, wdl = labels.label_board(engine, chess.Board(ds.fen[i]), depth)
             assert (cp, wdl) == (ds.cp[i], tuple(ds.wdl[i].tolist())), ds.fen[i]
 
 
@@ -225,17 +225,17 @@ def test_shipped_dataset_meets_the_targets():
     assert not (train & val or train & test or val & test)
     assert np.all(np.abs(ds.cp) <= LABEL_MATE_CP) and np.all(ds.wdl.sum(axis=1) == 1000)
     assert set(np.unique(ds.result[ds.source == "game"])) <= {"1-0", "0-1", "1/2-1/2"}
-    size = data.DEFAULT_DATASET.stat().st_size + data.DEFAULT_GAMES.stat().st_size
+    size = data.DEFAULT_DATASET.stat().st_size + games.DEFAULT_GAMES.stat().st_size
     assert size < 50e6
 
 
 @needs_stockfish
 def test_selfplay_game_is_legal_and_recorded(tmp_path):
-    path = data.generate_games(2, tmp_path / "g.pgn.gz", seed=7, nodes=100,
-                               max_plies=30, progress=False)
-    games = data.read_games(path)
-    assert len(games) == 2
-    for index, game in enumerate(games):
+    path = games.generate_games(2, tmp_path / "g.pgn.gz", seed=7, nodes=100,
+                                max_plies=30, progress=False)
+    played = data.read_games(path)
+    assert len(played) == 2
+    for index, game in enumerate(played):
         h = game.headers
         assert h["GameId"] == str(index) and h["NodesPerMove"] == "100"
         assert 1350 <= int(h["WhiteElo"]) <= 2850 and 1350 <= int(h["BlackElo"]) <= 2850
@@ -272,12 +272,12 @@ def test_label_cache_is_reused_for_the_same_depth(tmp_path):
 
 @needs_stockfish
 def test_cli_build_makes_games_and_a_labelled_dataset(tmp_path, capsys):
-    games, positions = tmp_path / "g.pgn.gz", tmp_path / "p.npz"
+    pgn, positions = tmp_path / "g.pgn.gz", tmp_path / "p.npz"
     assert main(["data", "build", "--count", "2", "--nodes", "50", "--max-plies", "24",
                  "--random", "5", "--depth", "4", "--workers", "1", "--extra-depth", "0",
-                 "--out-games", str(games), "--out", str(positions)]) == 0
+                 "--out-games", str(pgn), "--out", str(positions)]) == 0
     ds = data.load_dataset(positions)
-    assert len(data.read_games(games)) == 2 == ds.metadata["games"]
+    assert len(data.read_games(pgn)) == 2 == ds.metadata["games"]
     assert (ds.source == "random").sum() == 5 and ds.metadata["depth"] == 4
     assert set(ds.game_id[ds.source == "game"].tolist()) == {0, 1}
     assert json.loads(capsys.readouterr().out.split("\n", 1)[1])["positions"] == len(ds)
@@ -328,10 +328,10 @@ def test_ragged_dataset_is_refused(tmp_path):
 
 @needs_stockfish
 def test_extend_adds_every_ply_of_the_training_games_only(tmp_path):
-    games = data.generate_games(6, tmp_path / "g.pgn.gz", seed=3, nodes=50, max_plies=40,
-                                progress=False)
-    base = data.build_dataset([games], n_random=4, depth=3, every=8, progress=False)
-    grown = data.extend_with_game_plies(base, games, depth=2, progress=False)
+    records = games.generate_games(6, tmp_path / "g.pgn.gz", seed=3, nodes=50, max_plies=40,
+                                   progress=False)
+    base = data.build_dataset([records], n_random=4, depth=3, every=8, progress=False)
+    grown = data.extend_with_game_plies(base, records, depth=2, progress=False)
     assert len(grown) > len(base) and (grown.depth[:len(base)] == 3).all()
     assert (grown.depth[len(base):] == 2).all()
     # validation and test are exactly as before; the new rows are training games' plies

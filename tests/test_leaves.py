@@ -6,7 +6,7 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab import data
+from chesslab import data, games
 from chesslab.cli import main
 from chesslab.evaluation import load_evaluator
 from chesslab.leaves import LeafRecorder, search_leaves, with_leaves
@@ -78,9 +78,9 @@ def test_leaves_join_the_part_of_the_split_their_root_is_in():
 
 @needs_stockfish
 def test_data_leaves_grows_the_training_part_and_training_can_leave_them_out(tmp_path):
-    games = data.generate_games(6, tmp_path / "g.pgn.gz", seed=3, nodes=50, max_plies=40,
+    records = games.generate_games(6, tmp_path / "g.pgn.gz", seed=3, nodes=50, max_plies=40,
                                 progress=False)
-    base = data.build_dataset([games], n_random=4, depth=3, every=4, progress=False)
+    base = data.build_dataset([records], n_random=4, depth=3, every=4, progress=False)
     path = data.save_dataset(base, tmp_path / "d.npz")
     assert main(["data", "leaves", "--data", str(path), "--roots", "3", "--rate", "0.2",
                  "--search-depth", "1", "--depth", "2", "--evaluators", "pst,material",

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from chesslab.__main__ import main
-from chesslab.data import DEFAULT_GAMES, read_games
 from chesslab.encoding import legal_indices
 from chesslab.game import adjudicate_material, play
+from chesslab.games import DEFAULT_GAMES, read_games
 from chesslab.mcts import uniform_evaluate
 from chesslab.policy_value import PolicyValueNet
 from chesslab.selfplay import (GATE_SCORE, CentreDefender, ReplayBuffer, endgame_starts, gate,
