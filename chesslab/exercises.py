@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .bayes import GaussianNB
 from .data import random_board
 from .encoding import thesis_vector
 from .nn import Dense, conv2d_naive
@@ -129,3 +130,28 @@ def check_conv2d(fn, cases: int = 30, seed: int = 0, show=True) -> CheckResult:
                       conv2d_naive(x, weight, bias, padding=padding),
                       f"output (kernel {k}x{k}, padding {padding})")
     return _run("conv2d", settings, compare, show)
+
+
+def check_gaussian_nb_fit(fn, cases: int = 20, seed: int = 0, show=True) -> CheckResult:
+    """``fn(X, y) -> (priors, means, variances)``: per class (in sorted order) its share
+    of the rows, and the mean and the (population) variance of every feature, against
+    ``chesslab.bayes.GaussianNB(var_smoothing=0).fit``, on random data."""
+    rng = np.random.default_rng(seed)
+    shapes = [(int(rng.integers(10, 60)), int(rng.integers(1, 6)), int(rng.integers(2, 4)))
+              for _ in range(cases)]
+
+    def compare(shape):
+        n, d, k = shape
+        y = np.concatenate([np.arange(k), np.arange(k), rng.integers(0, k, n - 2 * k)])
+        X = rng.normal(size=(n, d)) * rng.uniform(0.5, 50, d) + y[:, None]
+        model = GaussianNB(var_smoothing=0.0).fit(X, y)
+        mine = fn(X.copy(), y.copy())
+        if not isinstance(mine, tuple) or len(mine) != 3:
+            return "return (priors, means, variances): three arrays"
+        for got, want, what in zip(mine, (model.class_prior_, model.theta_, model.var_),
+                                   ("priors", "means", "variances")):
+            problem = _close(got, want, what)
+            if problem:
+                return f"{problem} ({n} rows, {d} features, {k} classes)"
+        return None
+    return _run("GaussianNB fit", shapes, compare, show)

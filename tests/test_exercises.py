@@ -57,3 +57,23 @@ def test_conv2d_checker_and_a_student_who_has_not_started(capsys):
     result = exercises.check_conv2d(stub, cases=5)
     assert result.passed == 0 and "not written yet" in capsys.readouterr().out
     np.testing.assert_equal(result.cases, 5)
+
+
+def test_gaussian_nb_checker():
+    def reference(X, y):
+        classes = np.unique(y)
+        rows = [X[y == c] for c in classes]
+        return (np.array([len(r) / len(X) for r in rows]),
+                np.stack([r.mean(axis=0) for r in rows]), np.stack([r.var(axis=0) for r in rows]))
+    assert exercises.check_gaussian_nb_fit(reference, show=False).ok
+
+    def sample_variance(X, y):                 # ddof=1: not what Gaussian NB fits
+        priors, means, _ = reference(X, y)
+        return priors, means, np.stack([X[y == c].var(axis=0, ddof=1) for c in np.unique(y)])
+    bad = exercises.check_gaussian_nb_fit(sample_variance, show=False)
+    assert not bad.ok and "variances" in bad.first_failure
+
+    def equal_priors(X, y):
+        _, means, variances = reference(X, y)
+        return np.full(len(means), 1 / len(means)), means, variances
+    assert "priors" in exercises.check_gaussian_nb_fit(equal_priors, show=False).first_failure
