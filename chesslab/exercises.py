@@ -69,6 +69,19 @@ def _close(mine, theirs, what, atol=1e-6):
     return None
 
 
+def _close_all(mine, wants: dict, context: str):
+    """None if ``mine`` is a tuple agreeing with every array of ``wants`` (name ->
+    expected, in order), else what differs, with ``context`` to reproduce it."""
+    names = ", ".join(wants)
+    if not isinstance(mine, tuple) or len(mine) != len(wants):
+        return f"return ({names}): {len(wants)} arrays"
+    for got, (what, want) in zip(mine, wants.items()):
+        problem = _close(got, want, what)
+        if problem:
+            return f"{problem} ({context})"
+    return None
+
+
 def _boards(count, seed):
     rng, boards = random.Random(seed), []
     while len(boards) < count:
@@ -103,14 +116,9 @@ def check_dense_backward(fn, cases: int = 50, seed: int = 0, show=True) -> Check
         layer.forward(x)
         grad_x = layer.backward(grad_out)
         mine = fn(x.copy(), layer.params["W"].copy(), grad_out.copy())
-        if not isinstance(mine, tuple) or len(mine) != 3:
-            return "return (grad_x, grad_W, grad_b): three arrays"
-        for got, want, what in zip(mine, (grad_x, layer.grads["W"], layer.grads["b"]),
-                                   ("grad_x", "grad_W", "grad_b")):
-            problem = _close(got, want, what)
-            if problem:
-                return f"{problem} (x {x.shape}, W {layer.params['W'].shape})"
-        return None
+        return _close_all(mine, {"grad_x": grad_x, "grad_W": layer.grads["W"],
+                                 "grad_b": layer.grads["b"]},
+                          f"x {x.shape}, W {layer.params['W'].shape}")
     return _run("Dense backward", shapes, compare, show)
 
 
@@ -145,13 +153,7 @@ def check_gaussian_nb_fit(fn, cases: int = 20, seed: int = 0, show=True) -> Chec
         y = np.concatenate([np.arange(k), np.arange(k), rng.integers(0, k, n - 2 * k)])
         X = rng.normal(size=(n, d)) * rng.uniform(0.5, 50, d) + y[:, None]
         model = GaussianNB(var_smoothing=0.0).fit(X, y)
-        mine = fn(X.copy(), y.copy())
-        if not isinstance(mine, tuple) or len(mine) != 3:
-            return "return (priors, means, variances): three arrays"
-        for got, want, what in zip(mine, (model.class_prior_, model.theta_, model.var_),
-                                   ("priors", "means", "variances")):
-            problem = _close(got, want, what)
-            if problem:
-                return f"{problem} ({n} rows, {d} features, {k} classes)"
-        return None
+        return _close_all(fn(X.copy(), y.copy()),
+                          {"priors": model.class_prior_, "means": model.theta_,
+                           "variances": model.var_}, f"{n} rows, {d} features, {k} classes")
     return _run("GaussianNB fit", shapes, compare, show)

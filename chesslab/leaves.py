@@ -96,6 +96,12 @@ def with_leaves(dataset: Dataset, fens, root_rows, cp, wdl, depth: int) -> Datas
                    metadata=dict(dataset.metadata))
 
 
+def _model_tag(name):
+    """Which model file searched (None for a hand-written evaluator)."""
+    path = model_path(name)
+    return file_tag(path) if path else None
+
+
 def extend_with_leaves(dataset: Dataset, evaluators=("nnue", "pst"), roots: int = 3000,
                        rate: float = 0.03, search_depth: int = 3, depth: int = 8,
                        workers: int = 1, seed: int = 0, progress: bool = True,
@@ -121,7 +127,6 @@ def extend_with_leaves(dataset: Dataset, evaluators=("nnue", "pst"), roots: int 
     grown = with_leaves(dataset, fens, chosen[owners], cp, wdl, depth)
     run = {"roots": roots, "rate": rate, "search_depth": search_depth, "depth": depth,
            "seed": seed, "positions": len(fens),
-           "evaluators": {name: model_path(name) and file_tag(model_path(name))
-                          for name in evaluators}}
+           "evaluators": {name: _model_tag(name) for name in evaluators}}
     grown.metadata["leaves"] = [*dataset.metadata.get("leaves", []), run]
     return grown
