@@ -14,7 +14,7 @@ ahead (``Termination "adjudicated: ..."``). Off by default.
 
 ``match`` plays N games, alternating colours, each pair of games from the same
 opening (a set of varied, balanced openings), and reports the score with a 95%
-confidence interval and the Elo difference it implies.
+(Wilson) confidence interval and the Elo difference it implies.
 """
 from __future__ import annotations
 
@@ -90,13 +90,8 @@ class MatchResult:
         return (self.wins + 0.5 * self.draws) / self.n if self.n else float("nan")
 
     def score_interval(self, z: float = 1.96):
-        """95% confidence interval of the score (normal approximation)."""
-        if not self.n:
-            return (float("nan"), float("nan"))
-        p = self.score
-        mean_sq = (self.wins + 0.25 * self.draws) / self.n
-        se = math.sqrt(max(mean_sq - p * p, 0.0) / self.n)
-        return (max(0.0, p - z * se), min(1.0, p + z * se))
+        """95% confidence interval of the score (Wilson: sensible even at 0/4 or 4/4)."""
+        return wilson_interval(self.wins + 0.5 * self.draws, self.n, z)
 
     @property
     def elo(self) -> float:
@@ -117,6 +112,21 @@ class MatchResult:
         return (f"{self.player_a} vs {self.player_b}: +{self.wins} ={self.draws} "
                 f"-{self.losses}  score {self.score:.3f} (95% CI {low:.2f}-{high:.2f})"
                 f"  Elo {elo}")
+
+
+def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's score interval for a score of ``points`` out of ``games``.
+
+    The plain "p +- z * standard error" interval collapses to 0.00-0.00 after 0 of 4 and
+    can leave [0, 1]; Wilson's asks which true scores would make the observed one
+    unsurprising, so 0 of 4 gives 0.00-0.49. A draw counts as half a point.
+    """
+    if games <= 0:
+        return (float("nan"), float("nan"))
+    p, z2 = points / games, z * z
+    centre = (p + z2 / (2 * games)) / (1 + z2 / games)
+    half = z / (1 + z2 / games) * math.sqrt(p * (1 - p) / games + z2 / (4 * games * games))
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def elo_difference(score: float) -> float:
