@@ -62,6 +62,18 @@ def terminal_value(board: chess.Board, draw_value: float = 0.0):
     return draw_value if board.turn == chess.WHITE else -draw_value
 
 
+def puct_select(q, n, prior, c_puct: float) -> int:
+    """The move PUCT follows: the largest Q + U, U = c_puct * P * sqrt(sum N) / (1 + N).
+
+    Q (mean value so far) exploits; U explores, big for a move the network likes (P) that
+    has few visits (N) compared with its siblings. It is UCB1's bandit rule with the
+    prior in front. Before any visit sum N is 0; it counts as 1, so the priors decide the
+    first step instead of all U being 0. Ties go to the first move.
+    """
+    u = c_puct * prior * math.sqrt(max(float(np.sum(n)), 1.0)) / (1.0 + n)
+    return int(np.argmax(q + u))
+
+
 class MCTSNode:
     """A position in the tree. Its moves' statistics live in arrays (one entry per
     legal move): prior P, visit count N, total value W (for the player to move here)."""
@@ -155,9 +167,7 @@ class MCTS:
         return self.evaluate(planes9_batch(boards), legal)
 
     def _select(self, node: MCTSNode, prior) -> int:
-        n = node.N
-        u = self.c_puct * prior * math.sqrt(max(n.sum(), 1.0)) / (1.0 + n)
-        return int(np.argmax(node.q() + u))
+        return puct_select(node.q(), node.N, prior, self.c_puct)
 
     def _run_batch(self, board, root, k: int) -> int:
         """Up to ``k`` simulations, their new leaves evaluated in one call.
