@@ -1,7 +1,11 @@
 """exercises: each checker passes the reference and catches a planted mistake."""
-import numpy as np
+import math
 
-from chesslab import exercises
+import chess
+import numpy as np
+import pytest
+
+from chesslab import arena, encoding, exercises, games, nn
 from chesslab.encoding import thesis_vector
 from chesslab.nn import conv2d_naive
 
@@ -77,3 +81,242 @@ def test_gaussian_nb_checker():
         _, means, variances = reference(X, y)
         return np.full(len(means), 1 / len(means)), means, variances
     assert "priors" in exercises.check_gaussian_nb_fit(equal_priors, show=False).first_failure
+
+
+# ---------------------------------------------------------------- written as a student would
+def planes14_by_hand(board):
+    planes = np.zeros((14, 8, 8))
+    for square, piece in board.piece_map().items():
+        offset = 0 if piece.color == chess.WHITE else 6
+        planes[offset + piece.piece_type - 1, 7 - chess.square_rank(square),
+               chess.square_file(square)] = 1
+    for plane, color in ((12, chess.WHITE), (13, chess.BLACK)):
+        turned = board.copy(stack=False)
+        if turned.turn != color:
+            turned.turn, turned.ep_square = color, None
+        for move in turned.legal_moves:
+            planes[plane, 7 - chess.square_rank(move.to_square),
+                   chess.square_file(move.to_square)] = 1
+    return planes
+
+
+def test_planes14_checker():
+    assert exercises.check_planes14(encoding.planes14, cases=30, show=False).ok
+
+    def own_moves_only(board):                 # both move planes from the side to move
+        planes = encoding.planes14(board).copy()
+        planes[13] = planes[12]
+        return planes
+    bad = exercises.check_planes14(own_moves_only, cases=30, show=False)
+    assert not bad.ok and bad.first_failure.startswith("plane, row, column[1")
+
+
+def test_planes14_checker_accepts_a_hand_written_encoding():
+    result = exercises.check_planes14(planes14_by_hand, show=False)
+    assert result.ok, result.first_failure
+
+
+def test_max_pool_checker():
+    def by_hand(x, size):
+        n, c, h, w = x.shape
+        out_h, out_w = -(-h // size), -(-w // size)
+        out = np.empty((n, c, out_h, out_w))
+        for i in range(out_h):
+            for j in range(out_w):
+                window = x[:, :, i * size:(i + 1) * size, j * size:(j + 1) * size]
+                out[:, :, i, j] = window.max(axis=(2, 3))
+        return out
+    assert exercises.check_max_pool(by_hand, show=False).ok
+
+    def floor_mode(x, size):                   # drops the last partial window
+        return nn.MaxPool2D(size, ceil_mode=False).forward(x)
+    bad = exercises.check_max_pool(floor_mode, show=False)
+    assert not bad.ok and "has shape" in bad.first_failure
+
+
+def test_sample_plies_checker():
+    def by_hand(n):
+        keep = [p for p in range(1, n + 1) if (p % 6 == 0 if p <= 0.75 * n else p % 2 == 0)]
+        return keep if keep and keep[-1] == n else keep + [n]
+    assert exercises.check_sample_plies(by_hand, show=False).ok
+
+    def forgets_the_last(n):
+        return [p for p in games.sample_plies(n) if p != n] or [n]
+    bad = exercises.check_sample_plies(forgets_the_last, show=False)
+    assert not bad.ok and "missing" in bad.first_failure
+
+
+def minimax_by_hand(board, depth, evaluate):
+    if depth == 0:
+        return evaluate(board)
+    values = []
+    for move in list(board.legal_moves):
+        board.push(move)
+        values.append(minimax_by_hand(board, depth - 1, evaluate))
+        board.pop()
+    return max(values) if board.turn == chess.WHITE else min(values)
+
+
+def alphabeta_by_hand(board, depth, alpha, beta, evaluate, cut=lambda a, b: a >= b):
+    if depth == 0:
+        return evaluate(board)
+    white = board.turn == chess.WHITE
+    best = -math.inf if white else math.inf
+    for move in list(board.legal_moves):
+        board.push(move)
+        value = alphabeta_by_hand(board, depth - 1, alpha, beta, evaluate, cut)
+        board.pop()
+        if white:
+            best, alpha = max(best, value), max(alpha, value)
+        else:
+            best, beta = min(best, value), min(beta, value)
+        if cut(alpha, beta):
+            break
+    return best
+
+
+def test_perft_checker():
+    def by_hand(board, depth):
+        if depth == 0:
+            return 1
+        return sum(by_hand(_after(board, m), depth - 1) for m in list(board.legal_moves))
+    assert exercises.check_perft(by_hand, show=False).ok
+    assert exercises.perft(chess.Board(), 3) == 8902          # the published perft numbers
+    assert exercises.perft(chess.Board(), 2) == 400
+
+    def counts_nodes_not_leaves(board, depth):
+        return sum(exercises.perft(board, d) for d in range(depth + 1))
+    assert not exercises.check_perft(counts_nodes_not_leaves, show=False).ok
+
+
+def _after(board, move):
+    child = board.copy(stack=False)
+    child.push(move)
+    return child
+
+
+def test_minimax_checker():
+    assert exercises.check_minimax(minimax_by_hand, show=False).ok
+
+    def everyone_maximises(board, depth, evaluate):
+        if depth == 0:
+            return evaluate(board)
+        return max(everyone_maximises(_after(board, m), depth - 1, evaluate)
+                   for m in list(board.legal_moves))
+    bad = exercises.check_minimax(everyone_maximises, show=False)
+    assert not bad.ok and "minimax gives" in bad.first_failure
+
+
+def test_alphabeta_checker():
+    assert exercises.check_alphabeta(alphabeta_by_hand, show=False).ok
+
+    def no_pruning(board, depth, alpha, beta, evaluate):  # right value, too much work
+        return minimax_by_hand(board, depth, evaluate)
+    bad = exercises.check_alphabeta(no_pruning, show=False)
+    assert not bad.ok and "leaves" in bad.first_failure
+
+    def strict_cut(board, depth, alpha, beta, evaluate):   # '>' instead of '>=': more leaves
+        return alphabeta_by_hand(board, depth, alpha, beta, evaluate, cut=lambda a, b: a > b)
+    assert "leaves" in exercises.check_alphabeta(strict_cut, show=False).first_failure
+
+    def ignores_the_window(board, depth, alpha, beta, evaluate):
+        return alphabeta_by_hand(board, depth, -math.inf, math.inf, evaluate) + \
+            (0 if alpha == -math.inf else 1000)
+    assert "window" in exercises.check_alphabeta(ignores_the_window, show=False).first_failure
+
+
+def test_quiesce_checker():
+    def fail_hard(board, alpha, beta, evaluate):
+        stand = evaluate(board) if board.turn == chess.WHITE else -evaluate(board)
+        if stand >= beta:
+            return beta
+        alpha = max(alpha, stand)
+        for move in list(board.generate_legal_captures()):
+            board.push(move)
+            score = -fail_hard(board, -beta, -alpha, evaluate)
+            board.pop()
+            if score >= beta:
+                return beta
+            alpha = max(alpha, score)
+        return alpha
+    assert exercises.check_quiesce(fail_hard, cases=15, show=False).ok   # bounds are enough
+
+    def white_view_stand_pat(board, alpha, beta, evaluate):  # forgets to negate for Black
+        best = stand = evaluate(board)
+        if stand >= beta:
+            return stand
+        alpha = max(alpha, stand)
+        for move in list(board.generate_legal_captures()):
+            board.push(move)
+            best = max(best, -white_view_stand_pat(board, -beta, -alpha, evaluate))
+            board.pop()
+            alpha = max(alpha, best)
+            if alpha >= beta:
+                break
+        return best
+    bad = exercises.check_quiesce(white_view_stand_pat, cases=15, show=False)
+    assert not bad.ok and "/" in bad.first_failure
+
+
+def test_wilson_interval_checker_and_the_interval():
+    low, high = arena.wilson_interval(0, 4)
+    assert low == 0 and high == pytest.approx(1.96 ** 2 / (4 + 1.96 ** 2))
+    assert arena.wilson_interval(3, 10) == pytest.approx(
+        tuple(1 - b for b in arena.wilson_interval(7, 10)[::-1]))
+    assert exercises.check_wilson_interval(arena.wilson_interval, show=False).ok
+
+    def normal_approximation(points, games, z=1.96):
+        p = points / games
+        half = z * math.sqrt(p * (1 - p) / games)
+        return max(0, p - half), min(1, p + half)
+    bad = exercises.check_wilson_interval(normal_approximation, show=False)
+    assert not bad.ok and "(0.0 of 4)" in bad.first_failure
+
+
+def test_material_checker():
+    values = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500,
+              chess.QUEEN: 900, chess.KING: 0}
+
+    def by_hand(board):
+        if board.is_checkmate():
+            return -math.inf if board.turn == chess.WHITE else math.inf
+        score = sum(values[p.piece_type] * (1 if p.color else -1)
+                    for p in board.piece_map().values())
+        if board.is_check():
+            score += 10 if board.turn == chess.BLACK else -10
+        return score
+    assert exercises.check_material(by_hand, show=False).ok
+
+    def no_check_bonus(board):
+        return by_hand(board) if not board.is_check() or board.is_checkmate() else \
+            by_hand(board) - (10 if board.turn == chess.BLACK else -10)
+    assert not exercises.check_material(no_check_bonus, show=False).ok
+
+
+def test_move_to_index_checker():
+    def by_hand(move):
+        if move.promotion is None:
+            return move.from_square * 64 + move.to_square
+        pair = encoding.PROMOTION_PAIRS.index((move.from_square, move.to_square))
+        return 4096 + 4 * pair + [chess.KNIGHT, chess.BISHOP, chess.ROOK,
+                                  chess.QUEEN].index(move.promotion)
+    assert exercises.check_move_to_index(by_hand, cases=10, show=False).ok
+
+    def queen_promotions_as_plain(move):
+        if move.promotion == chess.QUEEN:
+            return move.from_square * 64 + move.to_square
+        return by_hand(move)
+    bad = exercises.check_move_to_index(queen_promotions_as_plain, cases=10, show=False)
+    assert not bad.ok and "q:" in bad.first_failure
+
+
+def test_puct_select_checker():
+    def by_hand(Q, N, P, c_puct):
+        total = max(N.sum(), 1)
+        return int(np.argmax(Q + c_puct * P * math.sqrt(total) / (1 + N)))
+    assert exercises.check_puct_select(by_hand, show=False).ok
+
+    def zero_before_visits(Q, N, P, c_puct):     # sqrt(0): every U is 0 at a fresh node
+        return int(np.argmax(Q + c_puct * P * math.sqrt(N.sum()) / (1 + N)))
+    bad = exercises.check_puct_select(zero_before_visits, show=False)
+    assert not bad.ok and "0 visits so far" in bad.first_failure
