@@ -37,3 +37,16 @@ def test_policy_figure_marks_the_highlighted_move():
     fig = fe.policy_figure(board, highlight=move)
     assert f"e2e4 = {encoding.move_to_index(move)}" in [t.get_text() for t in fig.axes[0].texts]
     assert "(20 legal)" in fig.axes[0].get_title()
+
+
+def test_plane_panels_name_files_and_ranks_and_the_legend_explains_the_colours():
+    fig = fe.planes9_figure(chess.Board())
+    panel = [ax for ax in fig.axes if ax.get_title()][0]
+    assert [t.get_text() for t in panel.get_xticklabels()] == list("abcdefgh")
+    assert [t.get_text() for t in panel.get_yticklabels()] == list("87654321")
+    legend = fig.legends[0]
+    assert [t.get_text() for t in legend.get_texts()] == list(fe.PLANE9_LEGEND.values())
+    # each legend patch has the colour the panels give that value
+    cmap, norm = panel.images[0].get_cmap(), panel.images[0].norm
+    for patch, value in zip(legend.get_patches(), fe.PLANE9_LEGEND):
+        np.testing.assert_allclose(patch.get_facecolor(), cmap(norm(value)), atol=1e-6)

@@ -50,3 +50,14 @@ def test_plot_recipe_puts_each_step_at_its_place():
     all_line = ax.lines[0]
     assert list(all_line.get_xdata()) == [0, 2] and list(all_line.get_ydata()) == [100.0, 80.0]
     assert len(ax.lines) == 3 and [t.get_text() for t in ax.get_xticklabels()] == steps
+
+
+def test_residual_block_figure_is_drawn_from_the_block():
+    from chesslab.figures import networks as fn
+    from chesslab.nn import Residual
+    block = Residual(8, kernel_size=3)
+    texts = [t.get_text() for t in fn.residual_block_figure(block).axes[0].texts]
+    assert any(t.startswith("Conv2D\n(8 -> 8") for t in texts)
+    assert sum(t.startswith("BatchNorm") for t in texts) == 2
+    assert "+" in texts and any("skip connection" in t for t in texts)
+    assert any(t.startswith(repr(block)) for t in texts)

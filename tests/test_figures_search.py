@@ -54,3 +54,13 @@ def test_plot_curve_counts_an_unmated_start_as_the_cap():
     curve = [{"iteration": 1, "mate_rate": 0.5, "per_start": [10, None]}]
     axes = fs.plot_curve(curve, max_moves=30)
     assert list(axes[1].lines[0].get_ydata()) == [20.0]
+
+
+def test_mcts_steps_figure_shows_the_four_steps_in_order():
+    from chesslab.figures import search as fs
+    fig = fs.mcts_steps_figure()
+    assert [ax.get_title(loc="left") for ax in fig.axes] == [t for t, _ in fs.MCTS_STEPS]
+    nodes = [sum(len(c.get_offsets()) for c in ax.collections) for ax in fig.axes]
+    assert nodes == [6, 7, 7, 7]          # the new leaf appears at "expand" and stays
+    backup = [t.get_text() for t in fig.axes[3].texts]
+    assert backup.count("+v") == 2 and backup.count("-v") == 2

@@ -18,12 +18,12 @@ from chesslab.figures.encoding import (PIECE_NAMES, PLANE9_TITLES, PLANE14_TITLE
                                        planes_figure, policy_figure, thesis_vector_figure)
 from chesslab.figures.gallery import figure_registry, make_figures, save_figure
 from chesslab.figures.networks import (cnn_structure_figure, model_listing, network_boxes,
-                                       plot_history, plot_recipe, saved_model_figure,
-                                       training_curves_figure)
+                                       plot_history, plot_recipe, residual_block_figure,
+                                       saved_model_figure, training_curves_figure)
 from chesslab.figures.results import (accuracy_table_figure, depth_cost_figure, plot_results,
                                       read_results, tournament_figure)
-from chesslab.figures.search import (draw_fragment, game_tree_figure, plot_curve, plot_search,
-                                     search_svg)
+from chesslab.figures.search import (MCTS_STEPS, draw_fragment, game_tree_figure,
+                                     mcts_steps_figure, plot_curve, plot_search, search_svg)
 
 __all__ = [
     "EXAMPLE_LINE", "FILES", "RANKS", "draw_board", "draw_board_array", "example_position",
@@ -31,8 +31,9 @@ __all__ = [
     "planes14_figure", "planes_figure", "policy_figure", "thesis_vector_figure",
     "figure_registry", "make_figures", "save_figure",
     "cnn_structure_figure", "model_listing", "network_boxes", "plot_history", "plot_recipe",
-    "saved_model_figure", "training_curves_figure",
+    "residual_block_figure", "saved_model_figure", "training_curves_figure",
     "accuracy_table_figure", "depth_cost_figure", "plot_results", "read_results",
     "tournament_figure",
-    "draw_fragment", "game_tree_figure", "plot_curve", "plot_search", "search_svg",
+    "MCTS_STEPS", "draw_fragment", "game_tree_figure", "mcts_steps_figure", "plot_curve",
+    "plot_search", "search_svg",
 ]

@@ -6,6 +6,7 @@ import chess
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
 
 from chesslab import encoding
 from chesslab.figures.board import draw_board_array
@@ -25,35 +26,53 @@ def thesis_vector_figure(board: chess.Board, title="thesis_vector(board) as 8x8"
     return fig
 
 
-def planes_figure(planes, titles=None, ncols=7, suptitle=None, size=1.7, vmin=-1, vmax=1):
-    """A grid of small heatmaps, one per plane of a (C, 8, 8) array."""
+#: What a cell's colour means, per encoding (value -> words), for the figure legends.
+PLANE14_LEGEND = {1: "1: a piece there / a move goes there", 0: "0: nothing"}
+PLANE9_LEGEND = {1: "+1: the side to move's piece (turn planes: its colour)",
+                 -1: "-1: the opponent's piece", 0: "0: nothing"}
+
+
+def planes_figure(planes, titles=None, ncols=7, suptitle=None, size=1.7, vmin=-1, vmax=1,
+                  legend=None, cmap="RdBu_r"):
+    """A grid of small heatmaps, one per plane of a (C, 8, 8) array, each with files
+    and ranks; ``legend`` (value -> words) explains the colours under the grid."""
     planes = np.asarray(planes)
     if planes.ndim != 3 or planes.shape[1:] != (8, 8):
         raise ValueError(f"planes_figure needs a (C, 8, 8) array, got shape {planes.shape}")
     n = planes.shape[0]
     nrows = int(np.ceil(n / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(size * ncols, (size + 0.3) * nrows + 0.5),
-                             squeeze=False)
+    extra = 0.45 if legend else 0.0
+    fig, axes = plt.subplots(nrows, ncols, squeeze=False,
+                             figsize=(size * ncols, (size + 0.3) * nrows + 0.5 + extra))
     for i, ax in enumerate(axes.flat):
         if i >= n:
             ax.axis("off")
             continue
         draw_board_array(ax, planes[i], title=titles[i] if titles else f"plane {i}",
-                         vmin=vmin, vmax=vmax, labels=False)
+                         vmin=vmin, vmax=vmax, cmap=cmap)
+        ax.tick_params(labelsize=5, pad=1)
     if suptitle:
         fig.suptitle(suptitle, fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, extra / fig.get_figheight(), 1, 1))
+    if legend:
+        colours = plt.get_cmap(cmap)
+        handles = [Patch(facecolor=colours((value - vmin) / (vmax - vmin)), edgecolor="0.6",
+                         label=words) for value, words in legend.items()]
+        fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8,
+                   frameon=False)
     return fig
 
 
 def planes14_figure(board: chess.Board, suptitle="planes14(board): 14 x 8 x 8"):
     """The tutorial's 14 planes of a position (like the actor-critic README's bit maps)."""
-    return planes_figure(encoding.planes14(board), PLANE14_TITLES, ncols=7, suptitle=suptitle)
+    return planes_figure(encoding.planes14(board), PLANE14_TITLES, ncols=7, suptitle=suptitle,
+                         legend=PLANE14_LEGEND)
 
 
 def planes9_figure(board: chess.Board, suptitle="planes9(board): 9 x 8 x 8"):
     """The actor-critic's 9 planes: +1 pieces of the side to move, -1 the opponent's."""
-    return planes_figure(encoding.planes9(board), PLANE9_TITLES, ncols=9, suptitle=suptitle)
+    return planes_figure(encoding.planes9(board), PLANE9_TITLES, ncols=9, suptitle=suptitle,
+                         legend=PLANE9_LEGEND)
 
 
 def piece_table_figure():

@@ -11,8 +11,8 @@ import numpy as np
 from matplotlib.patches import FancyBboxPatch
 
 from chesslab.evaluation import EVALUATORS
-from chesslab.nn import (ANN, CNN, Conv2D, Dense, Flatten, MaxPool2D, ReLU, Sigmoid, Tanh,
-                         save_model, thesis_cnn)
+from chesslab.nn import (ANN, CNN, Conv2D, Dense, Flatten, MaxPool2D, ReLU, Residual, Sigmoid,
+                         Tanh, save_model, thesis_cnn)
 from chesslab.measure import SIGN_MARGIN_CP
 from chesslab.recipe import RECIPE_STEPS
 from chesslab.training import History, load_history
@@ -231,3 +231,48 @@ def plot_recipe(ablation: dict, ax=None):
     ax.legend(fontsize=7, ncol=2)
     ax.grid(alpha=0.3)
     return ax
+
+
+def residual_block_figure(block=None):
+    """The tutorial's residual block, drawn from a real ``nn.Residual``: its branch of
+    layers, the skip connection that carries the input around them, the sum, the ReLU."""
+    block = Residual(32) if block is None else block
+    names = [repr(layer) for layer in block.layers]
+    kinds = ["Conv" if isinstance(layer, Conv2D) else "Activ" if isinstance(layer, ReLU)
+             else "Norm" for layer in block.layers]
+    n = len(names)
+    fig, ax = plt.subplots(figsize=(1.5 * (n + 3), 2.8))
+    ax.set_xlim(-0.3, 1.5 * (n + 3))
+    ax.set_ylim(0, 3)
+    ax.axis("off")
+    style = {**_BOX_STYLE, "Norm": "#e6d5f2"}
+    ax.text(0.3, 1.2, "x", fontsize=14, ha="center", va="center")
+    for i, (name, kind) in enumerate(zip(names, kinds)):
+        x = 1.5 * (i + 1)
+        ax.add_patch(FancyBboxPatch((x - 0.55, 0.75), 1.1, 0.9, boxstyle="round,pad=0.04",
+                                    fc=style[kind], ec="0.3"))
+        label = name.removesuffix("()").replace("(", "\n(", 1).replace(", ", ",\n")
+        ax.text(x, 1.2, label, ha="center", va="center", fontsize=7)
+        ax.annotate("", xy=(x - 0.6, 1.2), xytext=(x - 0.9, 1.2),
+                    arrowprops=dict(arrowstyle="->", color="0.3"))
+    plus = 1.5 * (n + 1)
+    ax.add_patch(plt.Circle((plus, 1.2), 0.22, fc="white", ec="0.2"))
+    ax.text(plus, 1.2, "+", ha="center", va="center", fontsize=14)
+    ax.annotate("", xy=(plus - 0.24, 1.2), xytext=(plus - 0.9, 1.2),
+                arrowprops=dict(arrowstyle="->", color="0.3"))
+    ax.annotate("", xy=(plus, 1.43), xytext=(0.3, 1.45),
+                arrowprops=dict(arrowstyle="->", color="tab:red", lw=1.8,
+                                connectionstyle="bar,fraction=-0.12"))
+    ax.text((plus + 0.3) / 2, 2.75, "skip connection: the input is added unchanged, so the "
+            "gradient reaches earlier blocks undiminished", ha="center", fontsize=8,
+            color="tab:red")
+    out = 1.5 * (n + 2)
+    ax.add_patch(FancyBboxPatch((out - 0.45, 0.85), 0.9, 0.7, boxstyle="round,pad=0.04",
+                                fc=style["Activ"], ec="0.3"))
+    ax.text(out, 1.2, "ReLU", ha="center", va="center", fontsize=8)
+    ax.annotate("", xy=(out - 0.5, 1.2), xytext=(plus + 0.24, 1.2),
+                arrowprops=dict(arrowstyle="->", color="0.3"))
+    ax.text(0.3, 0.35, f"{block!r}: out = ReLU(branch(x) + x); input and output have the same "
+            f"shape (channels x 8 x 8)", fontsize=8, color="0.35")
+    fig.tight_layout()
+    return fig

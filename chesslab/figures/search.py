@@ -150,3 +150,58 @@ def plot_curve(curve, axes=None, label=None, max_moves: int = 25):
         ax.set_xlabel("self-play iteration")
         ax.grid(alpha=0.3)
     return axes
+
+
+#: The schematic tree of ``mcts_steps_figure``: node -> (x, y), and its edges.
+_STEP_NODES = {"root": (0.5, 0.9), "a": (0.2, 0.6), "b": (0.5, 0.6), "c": (0.8, 0.6),
+               "b1": (0.38, 0.3), "b2": (0.62, 0.3), "new": (0.62, 0.05)}
+_STEP_EDGES = [("root", "a"), ("root", "b"), ("root", "c"), ("b", "b1"), ("b", "b2")]
+MCTS_STEPS = (
+    ("1. select", "from the root, follow the move\nwith the largest Q + U"),
+    ("2. expand", "a position never seen:\nadd it to the tree"),
+    ("3. evaluate", "the network gives priors P for\nits moves and a value v (no rollout)"),
+    ("4. back up", "add v to W and 1 to N on the path,\nthe sign flipping at every ply"),
+)
+
+
+def mcts_steps_figure():
+    """The four steps of one MCTS simulation on a small schematic tree."""
+    fig, axes = plt.subplots(1, 4, figsize=(13, 3.6))
+    path = [("root", "b"), ("b", "b2")]
+    for step, (ax, (title, words)) in enumerate(zip(axes, MCTS_STEPS)):
+        ax.set_xlim(0, 1)
+        ax.set_ylim(-0.12, 1.0)
+        ax.axis("off")
+        ax.set_title(title, fontsize=11, loc="left")
+        ax.text(0.0, -0.1, words, fontsize=8.5, va="top", color="0.25")
+        edges = _STEP_EDGES + ([("b2", "new")] if step >= 1 else [])
+        for a, b in edges:
+            (x0, y0), (x1, y1) = _STEP_NODES[a], _STEP_NODES[b]
+            on_path = (a, b) in path or (a, b) == ("b2", "new")
+            colour = "tab:red" if on_path and step in (0, 3) else "0.6"
+            ax.plot([x0, x1], [y0, y1], color=colour, lw=2.2 if on_path and step in (0, 3) else 1,
+                    linestyle="--" if b == "new" and step == 1 else "-", zorder=1)
+        for name, (x, y) in _STEP_NODES.items():
+            if name == "new" and step == 0:
+                continue
+            new = name == "new"
+            ax.scatter([x], [y], s=420, zorder=2, edgecolors="black",
+                       facecolors="gold" if new and step >= 1 else "white",
+                       linestyle="--" if new and step == 1 else "-")
+        if step == 0:
+            for a, b in path:
+                (x0, y0), (x1, y1) = _STEP_NODES[a], _STEP_NODES[b]
+                ax.annotate("max Q+U", ((x0 + x1) / 2, (y0 + y1) / 2), xytext=(6, 0),
+                            textcoords="offset points", fontsize=8, color="tab:red")
+        if step == 2:
+            x, y = _STEP_NODES["new"]
+            ax.annotate("network\n(P, v)", (x, y), xytext=(0.86, 0.22), fontsize=9,
+                        ha="center", bbox=dict(boxstyle="round", fc="#dbe9f6", ec="tab:blue"),
+                        arrowprops=dict(arrowstyle="<-", color="tab:blue"))
+        if step == 3:
+            for name, sign in (("new", "+v"), ("b2", "-v"), ("b", "+v"), ("root", "-v")):
+                x, y = _STEP_NODES[name]
+                ax.text(x + 0.07, y + 0.02, sign, fontsize=9, color="tab:red")
+    fig.suptitle("One MCTS simulation, repeated (say) 300 times before each move", fontsize=11)
+    fig.tight_layout()
+    return fig
