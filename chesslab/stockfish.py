@@ -33,7 +33,8 @@ STOCKFISH_HELP = (
 
 
 def find_stockfish(required: bool = True) -> str | None:
-    """Path of a Stockfish binary: $CHESSLAB_STOCKFISH, then PATH, then /usr/games."""
+    """Path of a Stockfish binary: $CHESSLAB_STOCKFISH if set (nothing else is tried),
+    else PATH, /usr/games, /usr/local/bin, /opt/homebrew/bin."""
     env = os.environ.get("CHESSLAB_STOCKFISH")
     if env:
         if os.path.isfile(env) and os.access(env, os.X_OK):
