@@ -46,4 +46,5 @@ def test_plot_results_stacks_won_drawn_lost_and_writes_the_score():
     # bottom bar (y 0) is the second row: 0 won, 0 drawn, 4 lost; top (y 1): 3, 2, 1
     assert widths == [(0, 0, 0), (0, 0, 0), (0, 0, 4), (1, 0, 3), (1, 3, 2), (1, 5, 1)]
     texts = sorted(t.get_text().strip() for t in ax.texts)
-    assert texts == ["0.00", "0.67"]
+    # score and Wilson interval: 0 of 4 is not "0.00-0.00"
+    assert texts == ["0.00 (0.00-0.49)", "0.67 (0.30-0.90)"]

@@ -12,6 +12,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
+from chesslab.arena import wilson_interval
 from chesslab.files import RESULTS_DIR, read_json
 from chesslab.results import score_matrix
 
@@ -122,7 +123,7 @@ def plot_results(rows, ax=None, title=None):
     """Stacked bars of won / drawn / lost games, one bar per match.
 
     ``rows``: ``(label, wins, draws, losses)`` tuples, drawn top to bottom; the score
-    (1 per win, 1/2 per draw) is written at the end of each bar.
+    (1 per win, 1/2 per draw) and its 95% Wilson interval are written after each bar.
     """
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 0.9 + 0.45 * len(rows)), layout="constrained")
@@ -136,10 +137,12 @@ def plot_results(rows, ax=None, title=None):
         left = [a + b for a, b in zip(left, counts)]
     for yi, (_, w, d, _), total in zip(y, rows, left):
         if total:
-            ax.text(total, yi, f"  {(w + d / 2) / total:.2f}", va="center")
+            low, high = wilson_interval(w + d / 2, total)
+            ax.text(total, yi, f"  {(w + d / 2) / total:.2f} ({low:.2f}-{high:.2f})",
+                    va="center", fontsize=9)
     ax.set_yticks(y, labels)
     ax.set_xlabel("games")
-    ax.set_xlim(0, max(left + [1]) * 1.15)
+    ax.set_xlim(0, max(left + [1]) * 1.4)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
     if title:
         ax.set_title(title)
