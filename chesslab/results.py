@@ -42,6 +42,7 @@ from .parallel import parallel_map
 from .players import is_available, make_player, model_file
 from .policy_value import load_policy_value
 from .search import search
+from .tournament import round_robin
 from .training import RECIPE_NETS, load, recipe_ablation, split
 
 #: Positions for the depth-cost measurement: an opening, a middlegame, an endgame.
@@ -89,14 +90,9 @@ def run_tournament(players=TOURNAMENT_PLAYERS, games: int = 4, seed: int = 0,
                    max_plies: int = 300, progress=True) -> dict:
     """A round robin: every pair plays ``games`` games (colours alternate)."""
     players = [p for p in players if is_available(p)]
-    pairs = {}
-    for a, b in itertools.combinations(players, 2):
-        result = match(a, b, games=games, seed=seed, max_plies=max_plies, progress=progress)
-        pairs[f"{a} vs {b}"] = {"wins": result.wins, "draws": result.draws,
-                                "losses": result.losses}
-    return {"what": f"round robin, {games} games per pair, colours alternating",
-            "players": players, "games_per_pair": games, "seed": seed,
-            "max_plies": max_plies, "pairs": pairs, **_stamp()}
+    table = round_robin(players, games=games, seed=seed, max_plies=max_plies,
+                        progress=progress)
+    return {**table, **_stamp()}
 
 
 def score_matrix(tournament: dict):

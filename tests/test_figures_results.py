@@ -48,3 +48,15 @@ def test_plot_results_stacks_won_drawn_lost_and_writes_the_score():
     texts = sorted(t.get_text().strip() for t in ax.texts)
     # score and Wilson interval: 0 of 4 is not "0.00-0.00"
     assert texts == ["0.00 (0.00-0.49)", "0.67 (0.30-0.90)"]
+
+
+def test_standings_figure_writes_score_interval_and_faults():
+    rows = [{"player": "a", "points": 3.5, "games": 4, "score": 0.875, "interval95": (0.5, 0.98),
+             "elo": 120.0, "faults": 0},
+            {"player": "b", "points": 0.5, "games": 4, "score": 0.125, "interval95": (0.02, 0.5),
+             "elo": -120.0, "faults": 2}]
+    ax = fr.standings_figure(rows).axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["b", "a"]      # best on top
+    texts = [t.get_text() for t in ax.texts]
+    assert "3.5/4 = 0.88 (0.50-0.98)" in texts
+    assert "0.5/4 = 0.12 (0.02-0.50), 2 faults" in texts

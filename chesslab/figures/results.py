@@ -147,3 +147,27 @@ def plot_results(rows, ax=None, title=None):
     if title:
         ax.set_title(title)
     return ax
+
+
+def standings_figure(rows, ax=None, title="Standings"):
+    """The tournament's standings (``tournament.standings``): Elo bars, best on top, each
+    with the player's score, its 95% Wilson interval and any faults."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 0.9 + 0.45 * len(rows)), layout="constrained")
+    names = [r["player"] for r in rows][::-1]
+    elos = [r["elo"] for r in rows][::-1]
+    ax.barh(names, elos, color=["#4c9a2a" if e >= 0 else "#c0392b" for e in elos])
+    ax.axvline(0, color="0.3", linewidth=0.8)
+    span = max(max(abs(e) for e in elos), 50)
+    ax.set_xlim(-1.9 * span, 1.9 * span)
+    for y, r in enumerate(rows[::-1]):
+        low, high = r["interval95"]
+        words = f"{r['points']:g}/{r['games']} = {r['score']:.2f} ({low:.2f}-{high:.2f})"
+        if r.get("faults"):
+            words += f", {r['faults']} faults"
+        x = r["elo"]
+        ax.text(x + (0.04 if x >= 0 else -0.04) * span, y, words, va="center", fontsize=8,
+                ha="left" if x >= 0 else "right")
+    ax.set_xlabel("Elo (mean 0); text: points, score and its 95% Wilson interval")
+    ax.set_title(title)
+    return ax.figure

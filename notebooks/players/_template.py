@@ -1,0 +1,16 @@
+"""Your player for the class tournament: copy this file to YOURNAME.py (no leading _).
+
+Rules: ``choose_move`` gets a chess.Board (your own copy: push and pop as you like) and
+returns one of ``board.legal_moves`` within a few seconds. You may import chess, numpy
+and chesslab. Test it before you submit:
+
+    python -c "import chess; from chesslab.tournament import load_player; \
+               p = load_player('notebooks/players/YOURNAME.py'); print(p.choose_move(chess.Board()))"
+"""
+import chess
+
+NAME = "your name"
+
+
+def choose_move(board: chess.Board) -> chess.Move:
+    raise NotImplementedError("return one of board.legal_moves")
