@@ -109,12 +109,23 @@ class _SideSelector(widgets.HBox):
                               layout=widgets.Layout(width="42px"))
         super().__init__([label, self.name, self.depth, self.seconds])
         self.add_class("chesslab-side-" + ("white" if color == chess.WHITE else "black"))
+        self.name.observe(lambda _change: self._show_fields(), names="value")
+        self._show_fields()
         for w in (self.name, self.depth, self.seconds):
             w.observe(lambda _change: on_change(self), names="value")
 
+    def takes_depth(self) -> bool:
+        """Does the chosen player search (a depth and a time apply)? Not a human, random
+        or Stockfish (whose level is its own)."""
+        return not (self.name.value in (HUMAN, "random") or ":" in self.name.value)
+
+    def _show_fields(self):
+        shown = "visible" if self.takes_depth() else "hidden"
+        self.depth.layout.visibility = self.seconds.layout.visibility = shown
+
     def spec(self) -> str:
         name = self.name.value
-        if name in (HUMAN, "random") or ":" in name:
+        if not self.takes_depth():
             return name
         limit = f"@{self.seconds.value:g}s" if self.seconds.value > 0 else ""
         return f"{name}:{self.depth.value}{limit}"

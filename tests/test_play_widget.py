@@ -199,3 +199,14 @@ def test_play_vs_stockfish_at_a_chosen_level(widget_module):
         assert black.grid.children[1] is black.squares[chess.H1] and black.level.by.value == "elo"
     finally:
         black.controller.players[chess.WHITE].close()
+
+
+def test_side_selector_shows_depth_and_time_only_for_a_search(widget_module):
+    side = widget_module._SideSelector(chess.WHITE, "human", ["random", "pst", "stockfish:1350"],
+                                       lambda _s: None)
+    assert side.depth.layout.visibility == "hidden" and not side.takes_depth()
+    side.name.value = "pst"
+    assert side.depth.layout.visibility == side.seconds.layout.visibility == "visible"
+    for name in ("random", "stockfish:1350"):
+        side.name.value = name
+        assert side.seconds.layout.visibility == "hidden" and side.spec() == name
