@@ -197,10 +197,13 @@ class StockfishLevel(widgets.HBox):
 class ChessGame(widgets.VBox):
     """The board, its buttons and panels around one ``GameController``.
 
-    ``mode`` names the game ("play": you against an AI, "watch": AI vs AI). The AI
-    answers a human at once; with no human on the board, Step / Play / Pause appear.
-    Methods ``click``, ``step``, ``play``, ``pause`` and ``wait`` do from code what the
-    buttons do, so a notebook or a test can drive the board.
+    ``mode`` names the game ("play": you against an AI, "watch": AI vs AI,
+    "stockfish": you against Stockfish) and gives the widget the CSS class
+    ``chesslab-mode-MODE``; ``controls`` are extra rows for the side panel (the
+    Stockfish level). The AI answers a human at once; with no human on the board,
+    Step / Play / Pause appear. Methods ``click``, ``step``, ``play``, ``pause``,
+    ``set_player`` and ``wait`` do from code what the buttons and selectors do, so a
+    notebook or a test can drive the board.
     """
 
     def __init__(self, controller: GameController, *, mode: str = "play",
