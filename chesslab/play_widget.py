@@ -6,7 +6,8 @@ plus the marks: ``chesslab-selected``, ``chesslab-target``, ``chesslab-last``,
 rules live in ``chesslab.play.GameController``; this module only draws it and runs
 the AI in a background thread, so the board says "thinking", ignores clicks, and the
 rest of the notebook stays usable while the AI searches. ``play_vs_ai`` and
-``ai_vs_ai`` open a board in the two modes of the thesis.
+``ai_vs_ai`` open a board in the two modes of the thesis; ``play_vs_stockfish`` is the
+tutorial's finale, you against Stockfish at a level you choose (skill level or Elo).
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ import ipywidgets as widgets
 
 from chesslab.evaluation import EVALUATORS, is_available, load_evaluator
 from chesslab.play import (HUMAN, PROMOTION_PIECES, GameController, default_ai, draw_sides,
-                           format_score)
+                           format_score, STOCKFISH_SECONDS, STOCKFISH_SKILL,
+                           stockfish_spec)
 from chesslab.scores import result_score
 from chesslab.stockfish import find_stockfish
 
@@ -107,12 +109,23 @@ class _SideSelector(widgets.HBox):
                               layout=widgets.Layout(width="42px"))
         super().__init__([label, self.name, self.depth, self.seconds])
         self.add_class("chesslab-side-" + ("white" if color == chess.WHITE else "black"))
+        self.name.observe(lambda _change: self._show_fields(), names="value")
+        self._show_fields()
         for w in (self.name, self.depth, self.seconds):
             w.observe(lambda _change: on_change(self), names="value")
 
+    def takes_depth(self) -> bool:
+        """Does the chosen player search (a depth and a time apply)? Not a human, random
+        or Stockfish (whose level is its own)."""
+        return not (self.name.value in (HUMAN, "random") or ":" in self.name.value)
+
+    def _show_fields(self):
+        shown = "visible" if self.takes_depth() else "hidden"
+        self.depth.layout.visibility = self.seconds.layout.visibility = shown
+
     def spec(self) -> str:
         name = self.name.value
-        if name in (HUMAN, "random") or ":" in name:
+        if not self.takes_depth():
             return name
         limit = f"@{self.seconds.value:g}s" if self.seconds.value > 0 else ""
         return f"{name}:{self.depth.value}{limit}"
@@ -122,17 +135,80 @@ class _SideSelector(widgets.HBox):
             w.disabled = not enabled
 
 
+class StockfishLevel(widgets.HBox):
+    """'Stockfish [skill level] [slider]': how strong the Stockfish side plays.
+
+    By skill level (Stockfish's ``Skill Level``, 0-20) or by Elo (``UCI_Elo``, in the
+    range the engine announces); every change calls ``on_change(spec)`` with the new
+    ``stockfish_spec``.
+    """
+
+    def __init__(self, on_change, *, skill=None, elo=None, seconds=STOCKFISH_SECONDS,
+                 elo_range=(1350, 2850)):
+        self.on_change = on_change
+        self.seconds = seconds
+        self.elo_range = tuple(elo_range)
+        if skill is None and elo is None:
+            skill = STOCKFISH_SKILL
+        self.values = {"skill": STOCKFISH_SKILL if skill is None else skill,
+                       "elo": self.elo_range[0] if elo is None else elo}
+        mode = "skill" if skill is not None else "elo"
+        self.by = widgets.Dropdown(options=[("skill level", "skill"), ("Elo", "elo")],
+                                   value=mode, layout=widgets.Layout(width="110px"))
+        self.by.tooltip = "weaken Stockfish by its skill level (0-20) or to an Elo rating"
+        self.level = widgets.IntSlider(layout=widgets.Layout(width="230px"),
+                                       continuous_update=False)
+        self._quiet = False
+        self._set_range(mode)
+        label = widgets.Label("Stockfish", layout=widgets.Layout(width="64px"))
+        super().__init__([label, self.by, self.level])
+        self.add_class("chesslab-stockfish-level")
+        self.by.observe(self._by_changed, names="value")
+        self.level.observe(self._level_changed, names="value")
+
+    def _set_range(self, mode):
+        low, high = (0, 20) if mode == "skill" else self.elo_range
+        self._quiet = True
+        try:       # widen first, so that min never passes max on the way
+            self.level.min, self.level.max = min(low, self.level.min), max(high, self.level.max)
+            self.level.value = self.values[mode]
+            self.level.min, self.level.max = low, high
+            self.level.step = 1 if mode == "skill" else 50
+        finally:
+            self._quiet = False
+
+    def _by_changed(self, _change):
+        self._set_range(self.by.value)
+        self.on_change(self.spec())
+
+    def _level_changed(self, _change):
+        if not self._quiet:
+            self.values[self.by.value] = self.level.value
+            self.on_change(self.spec())
+
+    def spec(self) -> str:
+        level = {self.by.value: self.level.value}
+        return stockfish_spec(**level, seconds=self.seconds)
+
+    def set_enabled(self, enabled: bool) -> None:
+        self.by.disabled = self.level.disabled = not enabled
+
+
 class ChessGame(widgets.VBox):
     """The board, its buttons and panels around one ``GameController``.
 
-    ``mode`` names the game ("play": you against an AI, "watch": AI vs AI). The AI
-    answers a human at once; with no human on the board, Step / Play / Pause appear.
-    Methods ``click``, ``step``, ``play``, ``pause`` and ``wait`` do from code what the
-    buttons do, so a notebook or a test can drive the board.
+    ``mode`` names the game ("play": you against an AI, "watch": AI vs AI,
+    "stockfish": you against Stockfish) and gives the widget the CSS class
+    ``chesslab-mode-MODE``; ``controls`` are extra rows for the side panel (the
+    Stockfish level). The AI answers a human at once; with no human on the board,
+    Step / Play / Pause appear. Methods ``click``, ``step``, ``play``, ``pause``,
+    ``set_player`` and ``wait`` do from code what the buttons and selectors do, so a
+    notebook or a test can drive the board.
     """
 
     def __init__(self, controller: GameController, *, mode: str = "play",
-                 evaluator: str = "pst", note: str | None = None, delay: float = 0.5):
+                 evaluator: str = "pst", note: str | None = None, delay: float = 0.5,
+                 controls=()):
         self.controller = controller
         self.mode = mode
         self.thinking = False
@@ -142,6 +218,8 @@ class ChessGame(widgets.VBox):
         self._thread = None
         self._evaluator_cache = {}
         self._shown_orientation = None
+        self._syncing = False
+        self.controls = list(controls)     # extra rows (a Stockfish level) beside the board
 
         self.squares = {}
         for sq in chess.SQUARES:
@@ -235,11 +313,12 @@ class ChessGame(widgets.VBox):
                           self.pgn_button, self.resign_button]),
             self.watch_row])
         side_column = widgets.VBox([
-            self.sides[chess.WHITE], self.sides[chess.BLACK], self.evaluator,
+            self.sides[chess.WHITE], self.sides[chess.BLACK], *self.controls, self.evaluator,
             widgets.HTML("<b>Moves</b>"), self.moves, self.explain, self.pgn],
             layout=widgets.Layout(margin="0 0 0 16px", width="420px"))
         super().__init__([widgets.HTML(_CSS), widgets.HBox([board_column, side_column])])
         self.add_class("chesslab-game")
+        self.add_class(f"chesslab-mode-{mode}")
         self._refresh()
         self._start_ai()
 
@@ -248,7 +327,7 @@ class ChessGame(widgets.VBox):
         if self.mode == "play":
             who = {color: "you" if c.is_human(color) else "AI" for color in (True, False)}
         else:
-            who = c.names
+            who = {color: "you" if c.is_human(color) else c.names[color] for color in (True, False)}
         return f"ChessGame({self.mode}: White {who[True]}, Black {who[False]})"
 
     # ------------------------------------------------------------ user actions
@@ -319,7 +398,41 @@ class ChessGame(widgets.VBox):
             func()
             self._refresh()
 
+    def set_player(self, color, spec) -> bool:
+        """Give ``color`` to ``spec`` ("human" or a player spec) from code, as the side
+        selectors do; refused (False) while the AI thinks. A bad spec shows its error on
+        the status line and returns False."""
+        with self._lock:
+            if self.thinking:
+                return False
+            try:
+                self.controller.set_player(color, spec)
+                self.error = None
+            except Exception as exc:          # a bad spec, a missing engine or model file
+                self.error = f"{type(exc).__name__}: {exc}"
+            self._show_side(color)
+            self._refresh()
+        self._start_ai()
+        return self.error is None
+
+    def _show_side(self, color):
+        """Make the side selector show the controller's player (without re-applying it)."""
+        selector = self.sides[color]
+        name, depth, seconds = split_spec(self.controller.names[color])
+        self._syncing = True
+        try:
+            if name not in selector.name.options:
+                selector.name.options = [*selector.name.options, name]
+            selector.name.value = name
+            if depth is not None:
+                selector.depth.value = depth
+            selector.seconds.value = seconds
+        finally:
+            self._syncing = False
+
     def _side_changed(self, selector):
+        if self._syncing:
+            return
         with self._lock:
             if self.thinking:
                 return
@@ -408,8 +521,9 @@ class ChessGame(widgets.VBox):
             button.disabled = busy
         self.pause_button.disabled = not self.playing
         self.resign_button.disabled = busy or c.over is not None
-        for selector in self.sides.values():
-            selector.set_enabled(not busy)
+        for selector in [*self.sides.values(), *self.controls]:
+            if hasattr(selector, "set_enabled"):
+                selector.set_enabled(not busy)
         no_human = not (c.is_human(chess.WHITE) or c.is_human(chess.BLACK))
         self.watch_row.layout.display = "flex" if no_human else "none"
         self.moves.value = "".join(f"<div>{html.escape(row)}</div>" for row in c.move_rows())
@@ -486,6 +600,13 @@ def explanation_html(decision, orientation=chess.WHITE) -> str:
             f"<div>{decision.svg(orientation)}</div>")
 
 
+def _human_side(human: str) -> str:
+    human = str(human).lower()
+    if human not in ("white", "black"):
+        raise ValueError(f"human must be 'white' or 'black', got {human!r}")
+    return human
+
+
 def play_vs_ai(ai=None, human: str = "white", *, fen=None, seed: int = 0,
                evaluator: str = "pst"):
     """You against an AI on a clickable board (the thesis: you play White, first).
@@ -497,12 +618,65 @@ def play_vs_ai(ai=None, human: str = "white", *, fen=None, seed: int = 0,
     note = None
     if ai is None:
         ai, note = default_ai()
-    human = human.lower()
-    if human not in ("white", "black"):
-        raise ValueError(f"human must be 'white' or 'black', got {human!r}")
+    human = _human_side(human)
     white, black = (HUMAN, ai) if human == "white" else (ai, HUMAN)
     controller = GameController(white, black, fen=fen, seed=seed)
     return ChessGame(controller, mode="play", evaluator=evaluator, note=note)
+
+
+#: What the Stockfish board shows instead when no Stockfish is installed.
+NO_STOCKFISH = (
+    "Stockfish is not installed on this machine, so this board cannot open (everything "
+    "else in the notebook works without it). Install it with "
+    "`sudo apt-get install -y stockfish` (Debian/Ubuntu; as root drop the sudo) or "
+    "`brew install stockfish` (macOS), or point the CHESSLAB_STOCKFISH environment "
+    "variable at a Stockfish binary; then run this cell again.")
+
+
+def no_stockfish_message() -> widgets.HTML:
+    """The message shown in place of the Stockfish board: how to install Stockfish."""
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(NO_STOCKFISH))
+    message = widgets.HTML(f'<div style="border-left:4px solid #c80;padding:4px 8px">'
+                           f'{text}</div>')
+    message.add_class("chesslab-no-stockfish")
+    return message
+
+
+def _elo_range(player) -> tuple:
+    """The UCI_Elo range the running Stockfish announces (Stockfish 15: 1350-2850)."""
+    option = getattr(getattr(player, "engine", None), "options", {}).get("UCI_Elo")
+    return (option.min, option.max) if option is not None else (1350, 2850)
+
+
+def play_vs_stockfish(skill=None, elo=None, *, human: str = "white",
+                      seconds: float = STOCKFISH_SECONDS, fen=None, seed: int = 0,
+                      evaluator: str = "pst"):
+    """You against Stockfish at a level you choose (the tutorial's finale).
+
+    ``skill`` is Stockfish's Skill Level (0-20, 20 is full strength), or ``elo`` an Elo
+    rating (UCI_LimitStrength + UCI_Elo); neither: skill ``STOCKFISH_SKILL``. Stockfish
+    thinks ``seconds`` per move. The "Stockfish" row beside the board changes the level
+    during the game. Without Stockfish this returns ``no_stockfish_message()`` (how to
+    install it) instead of a board.
+    """
+    human = _human_side(human)
+    spec = stockfish_spec(skill, elo, seconds)
+    if find_stockfish(required=False) is None:
+        return no_stockfish_message()
+    ai_color = chess.BLACK if human == "white" else chess.WHITE
+    white, black = (HUMAN, spec) if human == "white" else (spec, HUMAN)
+    controller = GameController(white, black, fen=fen, seed=seed)
+    low, high = _elo_range(controller.players[ai_color])
+    holder = {}
+    level = StockfishLevel(lambda new: holder["game"].set_player(ai_color, new),
+                           skill=skill, elo=elo, seconds=seconds, elo_range=(low, high))
+    note = (f"Stockfish thinks {seconds:g} s a move; set its strength in the Stockfish row: "
+            f"skill level 0-20 or Elo {low}-{high}")
+    game = ChessGame(controller, mode="stockfish", evaluator=evaluator, note=note,
+                     controls=[level])
+    holder["game"] = game
+    game.level = level
+    return game
 
 
 def ai_vs_ai(a, b, *, seed: int = 0, fen=None, max_plies: int = 200,

@@ -12,10 +12,12 @@ needs only the engine's path; ``stop_worker_engines`` stops those of this proces
 """
 from __future__ import annotations
 
+import atexit
 import multiprocessing.util
 import os
 import shutil
 import threading
+import weakref
 
 import chess.engine
 
@@ -56,12 +58,34 @@ def find_stockfish(required: bool = True) -> str | None:
 ENGINE_START_TIMEOUT = 10.0
 
 
+#: Engines started here and not yet quit: stopped when the interpreter exits.
+_LIVE_ENGINES = weakref.WeakSet()
+
+
+def _quit_live_engines() -> None:
+    for engine in list(_LIVE_ENGINES):
+        quit_engine(engine)
+
+
+# A SimpleEngine talks to its program from a non-daemon thread, and Python waits for
+# those threads before it runs ``atexit``: an engine nobody quit (a notebook's
+# Stockfish board) kept a script or a Jupyter kernel from exiting. threading's own
+# exit hooks run before that wait (the hook concurrent.futures uses).
+try:
+    threading._register_atexit(_quit_live_engines)
+except (AttributeError, RuntimeError):       # not CPython >= 3.9
+    atexit.register(_quit_live_engines)
+
+
 def start_engine(path: str | None = None):
     """Start a UCI engine (Stockfish by default) as a ``chess.engine.SimpleEngine``,
-    with one clear line when the program is not an engine or never answers."""
+    with one clear line when the program is not an engine or never answers. An engine
+    still running when Python exits is quit then."""
     path = path or find_stockfish()
     try:
-        return chess.engine.SimpleEngine.popen_uci(path, timeout=ENGINE_START_TIMEOUT)
+        engine = chess.engine.SimpleEngine.popen_uci(path, timeout=ENGINE_START_TIMEOUT)
+        _LIVE_ENGINES.add(engine)
+        return engine
     except TimeoutError:
         raise ValueError(f"{path} did not answer the UCI handshake within "
                          f"{ENGINE_START_TIMEOUT:g} s, so it is not a working chess "

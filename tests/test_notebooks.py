@@ -48,3 +48,20 @@ def test_full_run_switch_sits_in_the_first_code_cell(path):
     assert re.search(r"^FULL_RUN\s*=\s*False\b", first, re.M), (
         f"{path.name}: the first code cell should set FULL_RUN = False (bigger settings "
         f"sit behind it)")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_images_in_markdown_exist(path):
+    # e.g. notebook 08's screenshots of its boards (figures/play_*.png, made by
+    # tools/screenshot_play.py), which a static view shows in place of live widgets
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        for link in re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", "".join(cell["source"])):
+            if "://" in link:
+                continue
+            image = (path.parent / link).resolve()
+            assert image.is_file(), f"{path.name} shows {link}, which does not exist"
+            if image.name.startswith("play_"):
+                assert image.stat().st_size < 150_000, f"{link} is over 150 KB"

@@ -120,3 +120,93 @@ def test_side_selector_builds_specs(widget_module):
     assert side.spec() == "pst:2" and seen[-1] is side
     side.name.value = "human"
     assert side.spec() == "human"
+
+
+# ---------------------------------------------------------------- Stockfish at a level
+def test_stockfish_level_row_builds_specs(widget_module):
+    seen = []
+    level = widget_module.StockfishLevel(seen.append, skill=2, elo_range=(1320, 3190))
+    assert level.spec() == "stockfish:skill=2" and (level.level.min, level.level.max) == (0, 20)
+    level.level.value = 5
+    assert seen == ["stockfish:skill=5"]
+    level.by.value = "elo"                                # the slider takes the engine's range
+    assert (level.level.min, level.level.max, level.level.value) == (1320, 3190, 1320)
+    assert seen[-1] == "stockfish:1320"
+    level.level.value = 2000
+    level.by.value = "skill"                              # each mode keeps its own value
+    assert seen[-2:] == ["stockfish:2000", "stockfish:skill=5"] and len(seen) == 4
+    level.by.value = "elo"
+    assert seen[-1] == "stockfish:2000"
+    timed = widget_module.StockfishLevel(seen.append, elo=1500, seconds=1)
+    assert timed.spec() == "stockfish:1500@1s" and timed.by.value == "elo"
+
+
+def test_extra_controls_wait_while_the_ai_thinks(widget_module):
+    ai = Gate()
+    level = widget_module.StockfishLevel(lambda spec: None)
+    game = widget_module.ChessGame(GameController("human", ai), controls=[level])
+    assert level in game.children[1].children[1].children and not level.level.disabled
+    game.click("e2")
+    game.click("e4")
+    assert ai.started.wait(5) and level.level.disabled and level.by.disabled
+    assert game.set_player(chess.BLACK, "random") is False              # refused while busy
+    ai.gate.set()
+    assert game.wait(5) and not level.level.disabled
+    assert game.set_player(chess.BLACK, "material:1") is True
+    assert game.controller.names[chess.BLACK] == "material:1"
+    side = game.sides[chess.BLACK]
+    assert (side.name.value, side.depth.value, side.spec()) == ("material", 1, "material:1")
+    assert game.set_player(chess.BLACK, "nonsense:1") is False
+    assert "nonsense" in game.status.value and game.controller.names[chess.BLACK] == "material:1"
+
+
+def test_play_vs_stockfish_without_stockfish_says_how_to_install(widget_module, monkeypatch,
+                                                                tmp_path):
+    monkeypatch.setenv("CHESSLAB_STOCKFISH", str(tmp_path / "no-stockfish-here"))
+    shown = widget_module.play_vs_stockfish(skill=1)
+    assert "chesslab-no-stockfish" in shown._dom_classes
+    assert "apt-get install -y stockfish" in shown.value and "brew install stockfish" in shown.value
+    with pytest.raises(ValueError, match="not both"):                  # a wrong call still fails
+        widget_module.play_vs_stockfish(skill=1, elo=1500)
+
+
+@pytest.mark.stockfish
+def test_play_vs_stockfish_at_a_chosen_level(widget_module):
+    from chesslab.stockfish import find_stockfish
+    if find_stockfish(required=False) is None:
+        pytest.skip("Stockfish is not installed (apt-get install -y stockfish)")
+    game = widget_module.play_vs_stockfish(skill=0)
+    try:
+        assert repr(game) == "ChessGame(stockfish: White you, Black stockfish:skill=0)"
+        assert "chesslab-mode-stockfish" in game._dom_classes and "skill level 0-20" in game.note.value
+        game.click("e2")
+        game.click("e4")
+        assert game.wait(10) and game.controller.ply == 2 and "Why" in game.explain.value
+        game.level.by.value = "elo"
+        low = game.level.level.min
+        assert game.controller.names[chess.BLACK] == f"stockfish:{low}"
+        game.level.level.value = 2000
+        assert game.controller.names[chess.BLACK] == "stockfish:2000"
+        assert game.sides[chess.BLACK].name.value == "stockfish:2000"
+        game.click("d2")
+        game.click("d4")
+        assert game.wait(10) and game.controller.last_decision.player == "stockfish:2000"
+    finally:
+        game.controller.players[chess.BLACK].close()
+    black = widget_module.play_vs_stockfish(elo=1500, human="black")
+    try:
+        assert black.wait(10) and black.controller.ply == 1              # Stockfish opens
+        assert black.grid.children[1] is black.squares[chess.H1] and black.level.by.value == "elo"
+    finally:
+        black.controller.players[chess.WHITE].close()
+
+
+def test_side_selector_shows_depth_and_time_only_for_a_search(widget_module):
+    side = widget_module._SideSelector(chess.WHITE, "human", ["random", "pst", "stockfish:1350"],
+                                       lambda _s: None)
+    assert side.depth.layout.visibility == "hidden" and not side.takes_depth()
+    side.name.value = "pst"
+    assert side.depth.layout.visibility == side.seconds.layout.visibility == "visible"
+    for name in ("random", "stockfish:1350"):
+        side.name.value = name
+        assert side.seconds.layout.visibility == "hidden" and side.spec() == name

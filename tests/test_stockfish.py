@@ -1,6 +1,10 @@
 """chesslab.stockfish: finding the program, starting it with clear errors, one engine per
 worker (process or thread), stopped when the work is done."""
+import os
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import chess
 import pytest
@@ -58,3 +62,15 @@ def test_labels_on_an_executor_equal_labels_in_this_process():
     with ThreadPoolExecutor(2) as executor:
         there = data.label_fens(fens, depth=6, workers=executor, progress=False)
     assert here[0].tolist() == there[0].tolist() and here[1].tolist() == there[1].tolist()
+
+
+@needs_stockfish
+def test_an_engine_nobody_quit_does_not_keep_python_alive():
+    # chess.engine talks to the program from a non-daemon thread; an engine left open
+    # (a notebook's Stockfish board) used to keep a script or a kernel from exiting.
+    code = ("from chesslab.players import make_player; import chess; "
+            "p = make_player('stockfish:skill=0'); print(p.choose_move(chess.Board()))")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=30, env={**os.environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr
