@@ -120,7 +120,7 @@ EVALUATORS = {e.name: e for e in (
          dict(epochs=15, patience=5)),
     EvaluatorInfo("bayes", "bayes", BayesEvaluator, "Naive Bayes on hand-made features",
                   "bayes.json",
-                  made_by="`python -m chesslab train bayes` (notebook 09 trains a small one)"),
+                  made_by="`python -m chesslab train bayes` (notebook 10 trains a small one)"),
 )}
 
 

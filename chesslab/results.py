@@ -435,7 +435,7 @@ def record_openings(count: int, plies: int = 8) -> list[str]:
 def self_play_iterations(path) -> dict:
     """``{"after_iterations": N}`` when the network was trained by N self-play iterations
     (``train_selfplay`` notes them in the file; the shipped network under "selfplay"),
-    else {}: notebook 10 plots the matches of such networks against the bootstrap."""
+    else {}: notebook 12 plots the matches of such networks against the bootstrap."""
     notes = load_policy_value(path).training_notes
     n = notes.get("iterations", notes.get("selfplay", {}).get("iterations"))
     return {} if n is None else {"after_iterations": int(n)}
