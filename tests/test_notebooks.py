@@ -52,7 +52,7 @@ def test_full_run_switch_sits_in_the_first_code_cell(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_images_in_markdown_exist(path):
-    # e.g. notebook 08's screenshots of its boards (figures/play_*.png, made by
+    # e.g. notebook 09's screenshots of its boards (figures/play_*.png, made by
     # tools/screenshot_play.py), which a static view shows in place of live widgets
     nb = json.loads(path.read_text(encoding="utf-8"))
     for cell in nb["cells"]:

@@ -1,4 +1,4 @@
-"""Screenshots of notebook 08's boards for its static view: figures/play_*.png.
+"""Screenshots of notebook 09's boards for its static view: figures/play_*.png.
 
     python tools/screenshot_play.py
 
@@ -6,7 +6,7 @@ Runs the browser test (tests/browser/test_play_browser.py: JupyterLab in headles
 Chromium runs the notebook, then a move is played on each board) with its screenshots
 sent to a temporary folder, and keeps each board's picture, already cropped to the
 widget, as a small palette PNG in figures/: play_vs_ai.png, play_ai_vs_ai.png,
-play_vs_stockfish.png. Notebook 08 shows them under the cells that make the boards,
+play_vs_stockfish.png. Notebook 09 shows them under the cells that make the boards,
 so GitHub's static view shows what a live board looks like.
 
 Needs what the browser test needs (playwright, /usr/bin/chromium) and Stockfish for

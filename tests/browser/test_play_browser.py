@@ -1,4 +1,4 @@
-"""Notebook 08 in a real browser: JupyterLab + headless Chromium driven by Playwright.
+"""Notebook 09 (play lab) in a real browser: JupyterLab + headless Chromium driven by Playwright.
 
 Runs the notebook once, then clicks squares of its boards like a student would and
 reads the result back from the page (the move list, the pieces on the squares): you
@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOK = ROOT / "notebooks" / "08_play.ipynb"
+NOTEBOOK = ROOT / "notebooks" / "09_play_lab.ipynb"
 ARTIFACTS = ROOT / "test-artifacts"
 #: The screenshots of the boards that figures/ keeps (tools/screenshot_play.py).
 SHOTS = ("play_vs_ai", "play_ai_vs_ai", "play_vs_stockfish")
