@@ -60,9 +60,9 @@ from .evaluation import EVALUATORS, load_evaluator
 from .files import MODELS_DIR, read_json
 from .measure import (CLIP_CP, SEARCH_SAMPLE, SIGN_MARGIN_CP, accuracy, evaluate_on, metrics,
                       search_metrics)
-from .networks import (ENCODINGS, TARGET_SCALE_CP, cp_to_target, encode_boards,
-                       expected_score, target_to_cp)
-from .nn import Adam, BatchNorm, Sigmoid, mse, save_model, sigmoid_mse, train_step
+from .networks import (ENCODINGS, encode_boards, loss_for, target_kind, target_to_cp,
+                       training_target)
+from .nn import Adam, BatchNorm, save_model, train_step
 from .recipe import RECIPE, RECIPE_STEPS, base_depth, network_view, training_positions
 
 #: The networks this pipeline trains: every trainable one of the registry
@@ -76,49 +76,6 @@ def build_net(name: str, seed: int = 0):
     if entry is None or not entry.trainable:
         raise ValueError(f"unknown network {name!r}; choose one of {', '.join(NETS)}")
     return entry.network(seed), entry.encoding
-
-
-def target_kind(model, target: str = "tanh") -> str:
-    """How the output is read. ``target="tanh"``: 'unit' (0..1) for nets ending in a
-    sigmoid, 'tanh' (-1..1) for a linear output. ``target="wdl"``: 'prob' (the expected
-    score itself) after a sigmoid, 'logit' (its logit, cp / 400) for a linear output."""
-    if target not in TARGETS:
-        raise ValueError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
-    ends_in_sigmoid = isinstance(model.layers[-1], Sigmoid)
-    if target == "wdl":
-        return "prob" if ends_in_sigmoid else "logit"
-    return "unit" if ends_in_sigmoid else "tanh"
-
-
-#: Training targets: "tanh" (MSE on tanh(cp/400)), "wdl" (win-probability space).
-TARGETS = ("tanh", "wdl")
-
-
-def training_target(cp, kind: str, scale: float = TARGET_SCALE_CP) -> np.ndarray:
-    """What the loss compares the output with: for 'logit' the expected score
-    sigmoid(cp / scale) (the loss applies the sigmoid), else ``cp_to_target``."""
-    if kind == "logit":
-        return expected_score(np.asarray(cp, dtype=np.float64) * TARGET_SCALE_CP / scale)
-    return cp_to_target(cp, kind)
-
-
-def loss_for(kind: str, scale: float = TARGET_SCALE_CP):
-    """sigmoid_mse for a logit output (win-probability space), else plain MSE.
-
-    The output z always means cp = 400 z; ``scale`` is where the loss puts "winning":
-    it compares sigmoid(cp / scale) with sigmoid(400 z / scale). A larger scale keeps
-    caring about errors in positions that are already +500.
-    """
-    if kind != "logit":
-        return mse
-    if scale == TARGET_SCALE_CP:
-        return sigmoid_mse
-    k = TARGET_SCALE_CP / scale
-
-    def scaled_sigmoid_mse(z, p):
-        value, grad = sigmoid_mse(z * k, p)
-        return value, grad * k
-    return scaled_sigmoid_mse
 
 
 def count_parameters(model) -> int:
