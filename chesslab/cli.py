@@ -418,7 +418,7 @@ def _results_match(args):
 
 def _results_recipe(args):
     return _write_result(results.result_path("recipe"),
-                         results.measure_recipe(args.nets, args.sample))
+                         results.measure_recipe(args.nets, sample=args.sample))
 
 
 def _results_bayes(args):
@@ -511,7 +511,7 @@ def _add_results(sub):
     q.set_defaults(func=_results_match)
 
     q = which.add_parser("recipe", help="train with each recipe step added in turn")
-    q.add_argument("--nets", nargs="+", default=list(training.RECIPE_NETS))
+    q.add_argument("--nets", nargs="+", default=list(results.RECIPE_NETS))
     q.add_argument("--sample", type=COUNT, default=measure.SEARCH_SAMPLE,
                    help=f"test positions searched per network (default "
                         f"{measure.SEARCH_SAMPLE})")

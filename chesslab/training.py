@@ -63,7 +63,7 @@ from .measure import (CLIP_CP, SEARCH_SAMPLE, SIGN_MARGIN_CP, accuracy, evaluate
 from .networks import (ENCODINGS, encode_boards, loss_for, target_kind, target_to_cp,
                        training_target)
 from .nn import Adam, BatchNorm, save_model, train_step
-from .recipe import RECIPE, RECIPE_STEPS, base_depth, network_view, training_positions
+from .recipe import RECIPE, base_depth, network_view, training_positions
 
 #: The networks this pipeline trains: every trainable one of the registry
 #: (``chesslab.evaluation.EVALUATORS`` holds each one's builder and encoding).
@@ -378,49 +378,6 @@ def save_result(result: TrainResult, path=None, data_info=None) -> Path:
                           "seconds": round(result.seconds, 1), "data": data_info or {}},
                 history=result.history.to_dict(),
                 metrics={"validation": result.validation, "test": result.test})
-
-
-#: The nets the recipe ablation trains by default (``results recipe``).
-RECIPE_NETS = ("ann", "nnue")
-
-
-def recipe_ablation(names=RECIPE_NETS, dataset: Dataset | None = None,
-                    sample: int = SEARCH_SAMPLE, progress: bool = True) -> dict:
-    """Train each net once per recipe step (cumulative) and measure it as a search
-    uses it (``search_metrics`` at depth 1 on the test split): what each step buys.
-
-    Nets that only read the side to move's view (nnue, linear) start at that step.
-    """
-    dataset = dataset if dataset is not None else load()
-    splits = split(dataset)
-    cache, rows = {}, []
-    for name in names:
-        settings = dict(perspective="white", target="tanh", quiet=False, flip=False,
-                        extra_plies=False, leaves=False)
-        for label, change in RECIPE_STEPS:
-            settings.update(change)
-            only = EVALUATORS[name].perspective
-            if only is not None and settings["perspective"] != only:
-                continue
-            config = replace(SHIPPED[name], **settings, mirror=False)
-            result = train_net(name, dataset, config, False, splits, cache)
-            model, kind = result.model, result.kind
-            evaluator = evaluator_for(name, model, result.encoding, kind, config.perspective)
-            searched = search_metrics(evaluator, splits[2], sample=sample)
-            rows.append({"net": name, "step": label, "recipe": dict(settings),
-                         "epochs": len(result.history.epoch),
-                         "train_examples": result.train_examples,
-                         "train_seconds": round(result.seconds, 1),
-                         "static_test": result.test, "search_depth1": searched})
-            if progress:
-                s = searched["all"]
-                print(f"{name:5s} {label:26s} depth-1 MAE {s['mae_cp']:6.1f}  r "
-                      f"{s['correlation']:.3f}  sign {s['sign_accuracy']:.3f}  (White / "
-                      f"Black to move {searched['white_to_move']['mae_cp']:.0f} / "
-                      f"{searched['black_to_move']['mae_cp']:.0f})", flush=True)
-    return {"what": "each recipe step added to the one above; depth-1 search metrics on "
-                    f"{sample} test positions", "rows": rows,
-            "dataset": {"positions": len(dataset), **dataset.metadata}}
 
 
 def load_history(name: str, models_dir=MODELS_DIR) -> History:
