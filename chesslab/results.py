@@ -117,6 +117,13 @@ def score_matrix(tournament: dict):
 RECIPE_NETS = ("ann", "nnue")
 
 
+def mean_scores(tournament: dict) -> dict:
+    """Each player's mean score over the opponents it met."""
+    players, matrix = score_matrix(tournament)
+    rows = {p: [s for s in row if s is not None] for p, row in zip(players, matrix)}
+    return {p: sum(scores) / max(1, len(scores)) for p, scores in rows.items()}
+
+
 def measure_recipe(names=RECIPE_NETS, dataset: Dataset | None = None,
                    sample: int = SEARCH_SAMPLE, progress: bool = True) -> dict:
     """Train each net once per recipe step (cumulative) and measure it as a search
@@ -284,6 +291,19 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
             "max_plies": max_plies, "resign_cp": resign_cp, "seed": seed,
             "workers": workers, "seconds": round(seconds, 1), "summary": result.summary(),
             "pgn": [text for pair in pairs for text, _ in pair], **_stamp()}
+
+
+def record_long_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2,
+                      seed: int = 0, max_plies: int = 300, resign_cp: float | None = 1000,
+                      path=None) -> dict:
+    """``run_match`` with its checkpoint named by ``match_name`` (a stopped match resumes),
+    recorded in ``path`` (default matches.json) once it is done; returns the entry."""
+    checkpoint = checkpoint_path(match_name(spec_a, spec_b, games, seed))
+    entry = run_match(spec_a, spec_b, games, workers, seed, max_plies, resign_cp,
+                      checkpoint=checkpoint)
+    record_match(entry, path)
+    checkpoint.unlink(missing_ok=True)
+    return entry
 
 
 def _model_tag(spec: str) -> str | None:

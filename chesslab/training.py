@@ -313,6 +313,15 @@ class TrainResult:
     config: TrainConfig
     train_examples: int = 0      # what the epochs went through (after the recipe's steps)
 
+    def summary(self) -> str:
+        """One line: epochs, why training stopped, the validation and test metrics."""
+        h, v, t = self.history, self.validation, self.test
+        return (f"{self.name}: {len(h.epoch)} epochs in {self.seconds:.0f} s ({h.stop_reason}); "
+                f"best epoch {h.best_epoch}; validation MAE {v['mae_cp']:.0f} cp, corr "
+                f"{v['correlation']:.3f}, sign accuracy {v['sign_accuracy']:.3f}; test MAE "
+                f"{t['mae_cp']:.0f} cp, corr {t['correlation']:.3f}, sign accuracy "
+                f"{t['sign_accuracy']:.3f}")
+
 
 def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
               progress: bool = True, splits=None, cache: dict | None = None) -> TrainResult:

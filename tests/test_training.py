@@ -97,6 +97,9 @@ def test_save_load_round_trip_keeps_scores_and_history(tiny, tmp_path):
     config = training.TrainConfig(epochs=2, batch_size=64)
     result = training.train_net("cnn", tiny, config, progress=False)
     path = training.save_result(result, tmp_path / "cnn.json", {"file": "tiny"})
+    line = result.summary()
+    assert line.startswith(f"cnn: {len(result.history.epoch)} epochs")
+    assert f"test MAE {result.test['mae_cp']:.0f} cp" in line
     loaded = NetworkEvaluator.from_file(path)
     boards = tiny.boards()[:20]
     expected = NetworkEvaluator(result.model, "planes14", "tanh").evaluate_batch(boards)
