@@ -43,7 +43,7 @@ what each step buys), one ``TrainConfig`` switch each:
 * more epochs with the learning rate halved on plateaus (``epochs``, ``lr_patience``).
 
 How a trained net is measured: ``chesslab.measure``; the recipe's data steps:
-``chesslab.recipe``.
+``chesslab.recipe``; what each step buys: ``chesslab.results.measure_recipe``.
 """
 from __future__ import annotations
 
