@@ -39,6 +39,7 @@ from chesslab.leaves import extend_with_leaves
 from chesslab.players import EngineStopped, make_player
 from chesslab.selfplay import DEFAULTS as SELFPLAY_DEFAULTS
 from chesslab.selfplay import check_settings, train_selfplay
+from chesslab.tournament import standings
 
 #: The subcommands of ``train``.
 TRAIN_COMMANDS = ("nets", "bayes", "bootstrap", "selfplay")
@@ -387,8 +388,10 @@ def _results_depth_cost(args):
 def _results_tournament(args):
     data = results.run_tournament(args.players, games=args.games, seed=args.seed,
                                   max_plies=args.max_plies, progress=not args.quiet)
-    for player, score in results.mean_scores(data).items():
-        print(f"{player:12s} mean score {score:.2f}")
+    for row in standings(data):
+        low, high = row["interval95"]
+        print(f"{row['player']:12s} score {row['score']:.2f} ({low:.2f}-{high:.2f})  "
+              f"Elo {row['elo']:+.0f}")
     return _write_result(results.result_path("tournament"), data)
 
 

@@ -117,13 +117,6 @@ def score_matrix(tournament: dict):
 RECIPE_NETS = ("ann", "nnue")
 
 
-def mean_scores(tournament: dict) -> dict:
-    """Each player's mean score over the opponents it met."""
-    players, matrix = score_matrix(tournament)
-    rows = {p: [s for s in row if s is not None] for p, row in zip(players, matrix)}
-    return {p: sum(scores) / max(1, len(scores)) for p, scores in rows.items()}
-
-
 def measure_recipe(names=RECIPE_NETS, dataset: Dataset | None = None,
                    sample: int = SEARCH_SAMPLE, progress: bool = True) -> dict:
     """Train each net once per recipe step (cumulative) and measure it as a search

@@ -49,14 +49,6 @@ def test_score_matrix_is_each_sides_score_and_skips_empty_pairs():
     assert matrix[1][2] is None and matrix[0][2] is None and matrix[0][0] is None
 
 
-def test_mean_scores_average_only_the_opponents_met():
-    means = results.mean_scores({
-        "players": ["a", "b", "c"],
-        "pairs": {"a vs b": {"wins": 3, "draws": 0, "losses": 1},
-                  "a vs c": {"wins": 0, "draws": 2, "losses": 0},
-                  "b vs c": {"wins": 0, "draws": 0, "losses": 0}}})
-    assert means == {"a": pytest.approx((0.75 + 0.5) / 2), "b": 0.25, "c": 0.5}
-
 
 def _entry(seed, score):
     return {"a": "pst:1", "b": "random", "a_model": None, "b_model": None, "games": 2,
