@@ -38,7 +38,8 @@ from chesslab.games import DEFAULT_GAMES, generate_games
 from chesslab.leaves import extend_with_leaves
 from chesslab.players import EngineStopped, make_player
 from chesslab.selfplay import DEFAULTS as SELFPLAY_DEFAULTS
-from chesslab.selfplay import train_selfplay
+from chesslab.selfplay import check_settings, train_selfplay
+from chesslab.tournament import standings
 
 #: The subcommands of ``train``.
 TRAIN_COMMANDS = ("nets", "bayes", "bootstrap", "selfplay")
@@ -243,12 +244,7 @@ def _train_nets(args):
                  if getattr(args, key) is not None}
     for result, path in training.train_and_save(names, args.data, args.out, args.full,
                                                 not args.quiet, **overrides):
-        v, t = result.validation, result.test
-        print(f"{result.name}: {len(result.history.epoch)} epochs in {result.seconds:.0f} s "
-              f"({result.history.stop_reason}); best epoch {result.history.best_epoch}; "
-              f"validation MAE {v['mae_cp']:.0f} cp, corr {v['correlation']:.3f}, sign "
-              f"accuracy {v['sign_accuracy']:.3f}; test MAE {t['mae_cp']:.0f} cp, corr "
-              f"{t['correlation']:.3f}, sign accuracy {t['sign_accuracy']:.3f}; wrote {path}")
+        print(f"{result.summary()}; wrote {path}")
 
 
 def _train_bayes(args):
@@ -272,17 +268,7 @@ def _train_selfplay(args):
                  ("games", "simulations", "piece", "gate_starts", "anchor", "value_target",
                   "player", "starts", "workers", "lr", "epochs", "buffer")
                  if getattr(args, k) is not None}
-    if args.piece and args.kind != "endgame":
-        raise ValueError("--piece only applies to the endgame curriculum (train selfplay "
-                         "endgame)")
-    if args.kind == "endgame":
-        full_only = [flag for flag, v in (("--initial", args.initial), ("--starts", args.starts),
-                                          ("--anchor", args.anchor),
-                                          ("--value-target", args.value_target)) if v is not None]
-        if full_only:
-            raise ValueError(f"{', '.join(full_only)} only apply to the full game "
-                             f"(train selfplay full); the endgame curriculum starts from "
-                             f"scratch")
+    check_settings(args.kind, args.initial, **overrides)
     check_writable_dir(args.workdir, "--workdir folder")   # before the first game
     train_selfplay(args.workdir, args.kind, args.iterations, args.max_minutes,
                    initial=args.initial, progress=lambda s: print(s, flush=True),
@@ -376,9 +362,15 @@ def _add_train(sub):
 
 
 # ---------------------------------------------------------------- results
-def _results_evaluators(args):
-    out = args.out or results.result_path("evaluators")
+def _results_out(args, name: str):
+    """--out, else data/results/NAME.json; checked before any work."""
+    out = args.out or results.result_path(name)
     check_writable(out, "results file")
+    return out
+
+
+def _results_evaluators(args):
+    out = _results_out(args, "evaluators")
     table = training.results_table(args.names, training.load(args.data), args.models)
     write_json_atomic(out, table, indent=1)
     print(training.format_table(table))
@@ -396,21 +388,17 @@ def _results_depth_cost(args):
 def _results_tournament(args):
     data = results.run_tournament(args.players, games=args.games, seed=args.seed,
                                   max_plies=args.max_plies, progress=not args.quiet)
-    players, matrix = results.score_matrix(data)
-    for p, row in zip(players, matrix):
-        total = [s for s in row if s is not None]
-        print(f"{p:12s} mean score {sum(total) / max(1, len(total)):.2f}")
+    for row in standings(data):
+        low, high = row["interval95"]
+        print(f"{row['player']:12s} score {row['score']:.2f} ({low:.2f}-{high:.2f})  "
+              f"Elo {row['elo']:+.0f}")
     return _write_result(results.result_path("tournament"), data)
 
 
 def _results_match(args):
-    checkpoint = results.checkpoint_path(results.match_name(args.a, args.b, args.games,
-                                                            args.seed))
-    entry = results.run_match(args.a, args.b, args.games, args.workers, args.seed,
-                              args.max_plies, None if args.resign_cp <= 0 else args.resign_cp,
-                              checkpoint=checkpoint)
-    results.record_match(entry)
-    checkpoint.unlink(missing_ok=True)
+    entry = results.record_long_match(args.a, args.b, args.games, args.workers, args.seed,
+                                      args.max_plies,
+                                      None if args.resign_cp <= 0 else args.resign_cp)
     print(entry["summary"])
     print(_endings(e for e, n in entry["endings"].items() for _ in range(n)))
     print(f"{entry['seconds']:.0f} s; written to {results.result_path('matches')}")
@@ -418,12 +406,11 @@ def _results_match(args):
 
 def _results_recipe(args):
     return _write_result(results.result_path("recipe"),
-                         results.measure_recipe(args.nets, args.sample))
+                         results.measure_recipe(args.nets, sample=args.sample))
 
 
 def _results_bayes(args):
-    out = args.out or results.result_path("bayes_comparison")
-    check_writable(out, "results file")
+    out = _results_out(args, "bayes_comparison")
     start = time.perf_counter()
     sample = bayes.game_sample(args.pgn, args.test_fraction, args.seed)
     print(f"{len(sample.X)} positions (features in {time.perf_counter() - start:.1f} s); "
@@ -438,8 +425,7 @@ def _results_bayes(args):
 
 
 def _results_bayes_matches(args):
-    out = args.out or results.result_path("bayes_matches")
-    check_writable(out, "results file")
+    out = _results_out(args, "bayes_matches")
     data = results.bayes_matches(args.player, args.opponents, args.games, args.chunk,
                                  args.max_plies, args.workers)
     for opponent, entry in data["matches"].items():
@@ -450,16 +436,14 @@ def _results_bayes_matches(args):
 
 
 def _results_mcts_matches(args):
-    out = args.out or results.result_path("mcts_matches")
-    check_writable(out, "results file")
+    out = _results_out(args, "mcts_matches")
     results.mcts_matches(args.player, args.opponents, args.games, args.max_plies, args.seed,
                          args.network, args.workers, out)
     print(f"written to {out}")
 
 
 def _results_head_to_head(args):
-    out = args.out or results.result_path("mcts_head_to_head")
-    check_writable(out, "results file")
+    out = _results_out(args, "mcts_head_to_head")
     entry = results.mcts_head_to_head(args.a, args.b, args.simulations, args.games,
                                       args.max_plies, args.workers, args.seed)
     results.record_match(entry, out, results.HEAD_TO_HEAD_KEY)
@@ -511,7 +495,7 @@ def _add_results(sub):
     q.set_defaults(func=_results_match)
 
     q = which.add_parser("recipe", help="train with each recipe step added in turn")
-    q.add_argument("--nets", nargs="+", default=list(training.RECIPE_NETS))
+    q.add_argument("--nets", nargs="+", default=list(results.RECIPE_NETS))
     q.add_argument("--sample", type=COUNT, default=measure.SEARCH_SAMPLE,
                    help=f"test positions searched per network (default "
                         f"{measure.SEARCH_SAMPLE})")

@@ -33,8 +33,8 @@ import random
 import chess
 import chess.pgn
 
-__all__ = ["Player", "outcome", "is_over", "draw_by_rule", "TERMINATION", "play", "adjudicate_draw",
-           "adjudicate_material", "resign_verdict", "result_for", "check_max_plies"]
+__all__ = ["Player", "outcome", "is_over", "draw_by_rule", "Repetitions", "TERMINATION", "play",
+           "adjudicate_draw", "adjudicate_material", "resign_verdict", "result_for", "check_max_plies"]
 
 
 class Player:
@@ -91,13 +91,52 @@ def draw_by_rule(board: chess.Board) -> bool:
     """Drawn whatever the moves and the history: the 50-move rule or insufficient material.
 
     The part of ``outcome`` a search asks at every node, fast: it needs neither the
-    legal moves (stalemate) nor the game's history (repetitions; a search keeps its own
-    table). A move that mates on the 100th half-move still wins: mate comes first.
+    legal moves (stalemate) nor the game's history (repetitions: a search keeps its own
+    table, ``Repetitions``). A move that mates on the 100th half-move still wins: mate
+    comes first.
     """
     if board.halfmove_clock >= 100:
         return not board.is_checkmate()
     return (not (board.pawns | board.rooks | board.queens)
             and board.is_insufficient_material())
+
+
+class Repetitions:
+    """The positions a search calls drawn by repetition: the game's positions since the
+    last capture or pawn move (``board``'s own, the root included) and, as the search
+    adds and removes them, those on the line it is searching.
+
+    Not ``outcome``: inside a search a position that repeats once is already a draw (the
+    side that repeats could not do better), and this is asked at every node, so it keeps
+    a table of keys: ``hash(board._transposition_key())``, python-chess's own cheap
+    position key (the one its repetition rules use).
+    """
+
+    def __init__(self, board: chess.Board):
+        self.counts = {}
+        replay = board.copy()
+        for _ in range(min(board.halfmove_clock, len(board.move_stack)) + 1):
+            self.add(hash(replay._transposition_key()))
+            if not replay.move_stack:
+                break
+            replay.pop()
+
+    def add(self, key) -> None:
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+    def remove(self, key) -> None:
+        count = self.counts[key] - 1
+        if count:
+            self.counts[key] = count
+        else:
+            del self.counts[key]
+
+    def is_draw(self, board: chess.Board, key) -> bool:
+        """Drawn by ``draw_by_rule`` or by repeating a position of the game or the line
+        (``key`` is ``board``'s key; a repetition needs at least 4 reversible plies)."""
+        if draw_by_rule(board):
+            return True
+        return board.halfmove_clock >= 4 and key in self.counts
 
 
 #: How each ending is named (the PGN ``Termination`` header, the board's messages).

@@ -3,7 +3,9 @@ becomes centipawns, and from whose point of view it scores.
 
 ``NetworkEvaluator`` wraps any ``chesslab.nn`` network with the encoding, target scaling
 and perspective it was trained with; ``NetworkEvaluator.from_file`` rebuilds one from a
-model file written by ``chesslab.training`` (the file names all three). The NNUE and the
+model file written by ``chesslab.training`` (the file names all three). What a network
+is trained against follows from the same scalings: ``target_kind``, ``training_target``
+and ``loss_for``. The NNUE and the
 learned piece-square tables (``chesslab.nnue``) are network evaluators with a faster path
 inside a search.
 """
@@ -16,7 +18,7 @@ from chesslab.encoding import (piece_square_indices_batch, piece_square_onehot,
                                planes14_batch, thesis_vectors)
 from chesslab.files import read_json
 from chesslab.handwritten import Evaluator, need_board
-from chesslab.nn import model_from_doc
+from chesslab.nn import Sigmoid, model_from_doc, mse, sigmoid_mse
 
 # A network answers in "target units", not centipawns. Four scalings:
 # * "tanh": a linear output learns tanh(cp / 400) in (-1, 1) with MSE there;
@@ -69,6 +71,50 @@ def target_to_cp(y, kind: str = "tanh") -> np.ndarray:
     if kind == "unit":
         y = 2 * y - 1
     return TARGET_SCALE_CP * np.arctanh(np.clip(y, -_TARGET_CLIP, _TARGET_CLIP))
+
+
+#: Training targets (``chesslab.training.TrainConfig.target``): "tanh" (MSE on
+#: tanh(cp/400)), "wdl" (win-probability space); ``target_kind`` picks the scaling.
+TARGETS = ("tanh", "wdl")
+
+
+def target_kind(model, target: str = "tanh") -> str:
+    """How the output is read. ``target="tanh"``: 'unit' (0..1) for nets ending in a
+    sigmoid, 'tanh' (-1..1) for a linear output. ``target="wdl"``: 'prob' (the expected
+    score itself) after a sigmoid, 'logit' (its logit, cp / 400) for a linear output."""
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
+    ends_in_sigmoid = isinstance(model.layers[-1], Sigmoid)
+    if target == "wdl":
+        return "prob" if ends_in_sigmoid else "logit"
+    return "unit" if ends_in_sigmoid else "tanh"
+
+
+def training_target(cp, kind: str, scale: float = TARGET_SCALE_CP) -> np.ndarray:
+    """What the loss compares the output with: for 'logit' the expected score
+    sigmoid(cp / scale) (the loss applies the sigmoid), else ``cp_to_target``."""
+    if kind == "logit":
+        return expected_score(np.asarray(cp, dtype=np.float64) * TARGET_SCALE_CP / scale)
+    return cp_to_target(cp, kind)
+
+
+def loss_for(kind: str, scale: float = TARGET_SCALE_CP):
+    """sigmoid_mse for a logit output (win-probability space), else plain MSE.
+
+    The output z always means cp = 400 z; ``scale`` is where the loss puts "winning":
+    it compares sigmoid(cp / scale) with sigmoid(400 z / scale). A larger scale keeps
+    caring about errors in positions that are already +500.
+    """
+    if kind != "logit":
+        return mse
+    if scale == TARGET_SCALE_CP:
+        return sigmoid_mse
+    k = TARGET_SCALE_CP / scale
+
+    def scaled_sigmoid_mse(z, p):
+        value, grad = sigmoid_mse(z * k, p)
+        return value, grad * k
+    return scaled_sigmoid_mse
 
 
 def side_to_move_view(boards) -> list:

@@ -9,6 +9,9 @@ your own, or a distributed one such as Dask's ``Client.get_executor()``, so a te
 with a lab of machines can spread a long run over them. The function and the jobs must
 then be picklable (module-level functions, plain data), as for processes.
 
+``resumable_map`` is ``parallel_map`` for runs of hours: it appends each finished job to
+a checkpoint file, and a rerun after a stop plays only the jobs that file lacks.
+
 numpy's BLAS runs on one thread in chesslab (``one_blas_thread``, called when the
 package is imported): our matrices are small, and two busy processes on two cores
 beat four threads fighting over them.
@@ -18,11 +21,13 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import glob
+import json
 import multiprocessing
 import os
 from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
 
-__all__ = ["parallel_map", "one_blas_thread", "BLAS_VARIABLES"]
+__all__ = ["parallel_map", "resumable_map", "one_blas_thread", "BLAS_VARIABLES"]
 
 #: The environment variables that set the BLAS thread count (read when numpy loads).
 BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -116,3 +121,48 @@ def _in_processes(function, jobs, workers, chunksize):
     with _one_thread_in_children(), \
             ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
         yield from pool.map(function, jobs, chunksize=chunksize)
+
+
+def resumable_map(function, jobs, checkpoint=None, workers=1, progress=True) -> list:
+    """``[function(job) for job in jobs]`` (``workers`` at a time), that survives being
+    stopped: each result is appended to ``checkpoint`` (JSON lines: the job and its
+    result) as it arrives, and a rerun with the same file runs only the jobs it lacks.
+
+    Jobs and results must be JSON data; results come back as JSON gives them (lists,
+    not tuples) whether they were computed now or read from the checkpoint."""
+    jobs = list(jobs)
+    keys = [json.dumps(job, sort_keys=True) for job in jobs]
+    done = _read_checkpoint(checkpoint, keys)
+    todo = [i for i in range(len(jobs)) if i not in done]
+    if done and progress:
+        print(f"resuming from {checkpoint}: {len(done)} of {len(jobs)} jobs already done")
+
+    def save(k, result):
+        result = json.loads(json.dumps(result))
+        done[todo[k]] = result
+        if checkpoint is not None:
+            Path(checkpoint).parent.mkdir(parents=True, exist_ok=True)
+            with open(checkpoint, "a") as f:
+                f.write(json.dumps({"job": jobs[todo[k]], "result": result}) + "\n")
+
+    parallel_map(function, [jobs[i] for i in todo], workers, on_result=save)
+    return [done[i] for i in range(len(jobs))]
+
+
+def _read_checkpoint(path, keys) -> dict:
+    """{job index: result} of the jobs a stopped run of the same jobs already did."""
+    if path is None or not Path(path).exists():
+        return {}
+    index = {key: i for i, key in enumerate(keys)}
+    lines = Path(path).read_text().splitlines()
+    done = {}
+    for n, line in enumerate(lines, 1):
+        try:
+            row = json.loads(line)
+            done[index[json.dumps(row["job"], sort_keys=True)]] = row["result"]
+        except (ValueError, KeyError, TypeError) as e:
+            if n == len(lines) and isinstance(e, ValueError):
+                break        # the last line of a run killed mid-write
+            raise ValueError(f"{path}, line {n}: not a job of this run ({e}); delete the "
+                             f"file to start again") from None
+    return done

@@ -14,7 +14,7 @@ measured here, once, by a named command, and the figures and notebooks read the 
     python -m chesslab results mcts-matches    # mcts:300 against the classic players
     python -m chesslab results mcts-head-to-head --a NEW.json --b OLD.json
 
-Long runs survive being stopped: ``resumable_map`` appends every finished job (a pair of
+Long runs survive being stopped: ``parallel.resumable_map`` appends every finished job (a pair of
 games, a chunk of games) to a checkpoint in data/results/partial/, and a rerun of the
 same command plays only the jobs that checkpoint lacks. ``record_match`` adds a match to
 a results file, replacing a rerun of the same match.
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import datetime
 import itertools
-import json
 import platform
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import chess
@@ -33,17 +33,19 @@ from tqdm.auto import tqdm
 
 from .arena import OPENINGS, MatchResult, match, play_game
 from .bootstrap import shipped_game_split
-from .games import DEFAULT_GAMES, read_games
+from .data import Dataset
 from .evaluation import EVALUATORS, load_evaluator
 from .files import RESULTS_DIR, file_tag, read_json, write_json_atomic
+from .games import DEFAULT_GAMES, read_games
 from .mcts import DEFAULT_MODEL
-from .measure import SEARCH_SAMPLE
-from .parallel import parallel_map
+from .measure import SEARCH_SAMPLE, search_metrics
+from .parallel import parallel_map, resumable_map
 from .players import is_available, make_player, model_file
 from .policy_value import load_policy_value
+from .recipe import RECIPE_STEPS
 from .search import search
 from .tournament import round_robin
-from .training import RECIPE_NETS, load, recipe_ablation, split
+from .training import SHIPPED, evaluator_for, load, split, train_net
 
 #: Positions for the depth-cost measurement: an opening, a middlegame, an endgame.
 DEPTH_COST_POSITIONS = {
@@ -111,9 +113,47 @@ def score_matrix(tournament: dict):
     return players, matrix
 
 
-def measure_recipe(nets=RECIPE_NETS, sample: int = SEARCH_SAMPLE) -> dict:
-    """What each training-recipe step buys (``training.recipe_ablation``), stamped."""
-    return {**recipe_ablation(nets, sample=sample), **_stamp()}
+#: The nets the recipe ablation trains by default (``results recipe``).
+RECIPE_NETS = ("ann", "nnue")
+
+
+def measure_recipe(names=RECIPE_NETS, dataset: Dataset | None = None,
+                   sample: int = SEARCH_SAMPLE, progress: bool = True) -> dict:
+    """Train each net once per recipe step (cumulative) and measure it as a search
+    uses it (``search_metrics`` at depth 1 on the test split): what each step buys.
+
+    Nets that only read the side to move's view (nnue, linear) start at that step.
+    """
+    dataset = dataset if dataset is not None else load()
+    splits = split(dataset)
+    cache, rows = {}, []
+    for name in names:
+        settings = dict(perspective="white", target="tanh", quiet=False, flip=False,
+                        extra_plies=False, leaves=False)
+        for label, change in RECIPE_STEPS:
+            settings.update(change)
+            only = EVALUATORS[name].perspective
+            if only is not None and settings["perspective"] != only:
+                continue
+            config = replace(SHIPPED[name], **settings, mirror=False)
+            result = train_net(name, dataset, config, False, splits, cache)
+            model, kind = result.model, result.kind
+            evaluator = evaluator_for(name, model, result.encoding, kind, config.perspective)
+            searched = search_metrics(evaluator, splits[2], sample=sample)
+            rows.append({"net": name, "step": label, "recipe": dict(settings),
+                         "epochs": len(result.history.epoch),
+                         "train_examples": result.train_examples,
+                         "train_seconds": round(result.seconds, 1),
+                         "static_test": result.test, "search_depth1": searched})
+            if progress:
+                s = searched["all"]
+                print(f"{name:5s} {label:26s} depth-1 MAE {s['mae_cp']:6.1f}  r "
+                      f"{s['correlation']:.3f}  sign {s['sign_accuracy']:.3f}  (White / "
+                      f"Black to move {searched['white_to_move']['mae_cp']:.0f} / "
+                      f"{searched['black_to_move']['mae_cp']:.0f})", flush=True)
+    return {"what": "each recipe step added to the one above; depth-1 search metrics on "
+                    f"{sample} test positions", "rows": rows,
+            "dataset": {"positions": len(dataset), **dataset.metadata}, **_stamp()}
 
 
 def result_path(name: str) -> Path:
@@ -127,51 +167,6 @@ def checkpoint_path(name: str) -> Path:
 
 
 # ---------------------------------------------------------------- resumable runs
-def resumable_map(function, jobs, checkpoint=None, workers=1, progress=True) -> list:
-    """``[function(job) for job in jobs]`` (``workers`` at a time), that survives being
-    stopped: each result is appended to ``checkpoint`` (JSON lines: the job and its
-    result) as it arrives, and a rerun with the same file runs only the jobs it lacks.
-
-    Jobs and results must be JSON data; results come back as JSON gives them (lists,
-    not tuples) whether they were computed now or read from the checkpoint."""
-    jobs = list(jobs)
-    keys = [json.dumps(job, sort_keys=True) for job in jobs]
-    done = _read_checkpoint(checkpoint, keys)
-    todo = [i for i in range(len(jobs)) if i not in done]
-    if done and progress:
-        print(f"resuming from {checkpoint}: {len(done)} of {len(jobs)} jobs already done")
-
-    def save(k, result):
-        result = json.loads(json.dumps(result))
-        done[todo[k]] = result
-        if checkpoint is not None:
-            Path(checkpoint).parent.mkdir(parents=True, exist_ok=True)
-            with open(checkpoint, "a") as f:
-                f.write(json.dumps({"job": jobs[todo[k]], "result": result}) + "\n")
-
-    parallel_map(function, [jobs[i] for i in todo], workers, on_result=save)
-    return [done[i] for i in range(len(jobs))]
-
-
-def _read_checkpoint(path, keys) -> dict:
-    """{job index: result} of the jobs a stopped run of the same jobs already did."""
-    if path is None or not Path(path).exists():
-        return {}
-    index = {key: i for i, key in enumerate(keys)}
-    lines = Path(path).read_text().splitlines()
-    done = {}
-    for n, line in enumerate(lines, 1):
-        try:
-            row = json.loads(line)
-            done[index[json.dumps(row["job"], sort_keys=True)]] = row["result"]
-        except (ValueError, KeyError, TypeError) as e:
-            if n == len(lines) and isinstance(e, ValueError):
-                break        # the last line of a run killed mid-write
-            raise ValueError(f"{path}, line {n}: not a job of this run ({e}); delete the "
-                             f"file to start again") from None
-    return done
-
-
 def run_checkpointed(name: str, function, jobs, workers=1, progress=True) -> list:
     """``resumable_map`` with the checkpoint ``checkpoint_path(name)``, deleted once
     every job is done."""
@@ -289,6 +284,19 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
             "max_plies": max_plies, "resign_cp": resign_cp, "seed": seed,
             "workers": workers, "seconds": round(seconds, 1), "summary": result.summary(),
             "pgn": [text for pair in pairs for text, _ in pair], **_stamp()}
+
+
+def record_long_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2,
+                      seed: int = 0, max_plies: int = 300, resign_cp: float | None = 1000,
+                      path=None) -> dict:
+    """``run_match`` with its checkpoint named by ``match_name`` (a stopped match resumes),
+    recorded in ``path`` (default matches.json) once it is done; returns the entry."""
+    checkpoint = checkpoint_path(match_name(spec_a, spec_b, games, seed))
+    entry = run_match(spec_a, spec_b, games, workers, seed, max_plies, resign_cp,
+                      checkpoint=checkpoint)
+    record_match(entry, path)
+    checkpoint.unlink(missing_ok=True)
+    return entry
 
 
 def _model_tag(spec: str) -> str | None:

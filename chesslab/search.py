@@ -27,7 +27,7 @@ generates the moves anyway), and in quiescence only when the side to move is in 
 (with check extensions on, quiescence then searches every evasion instead of standing
 pat).
 Repetitions inside the search (and of the game's earlier positions), the 50-move rule
-and insufficient material score as draws (0).
+and insufficient material score as draws (0): ``chesslab.game.Repetitions``.
 """
 from __future__ import annotations
 
@@ -38,9 +38,9 @@ import chess
 
 from chesslab.clock import Clock, OutOfTime, check_limits
 from chesslab.evaluation import load_evaluator
-from chesslab.game import draw_by_rule
+from chesslab.game import Repetitions
 from chesslab.ordering import MoveOrderer
-from chesslab.scores import MATE, MATE_THRESHOLD
+from chesslab.scores import MATE, MATE_THRESHOLD, mate_in
 from chesslab.transposition import TranspositionTable
 
 ALGORITHMS = ("minimax", "alphabeta", "full")
@@ -69,10 +69,7 @@ class SearchResult:
     @property
     def mate_in(self) -> int | None:
         """Moves to mate (positive: White mates, negative: Black mates), else None."""
-        if abs(self.score) < MATE_THRESHOLD:
-            return None
-        plies = MATE - abs(self.score)
-        return int(math.copysign((plies + 1) // 2, self.score))
+        return mate_in(self.score)
 
     def describe(self, board: chess.Board | None = None) -> str:
         score = (f"mate {self.mate_in}" if self.mate_in is not None
@@ -197,7 +194,7 @@ class Searcher:
             self.tt.clear()
         self.orderer.new_search(self.keep_history)
         self._pv = [[] for _ in range(_MAX_PLY + 2)]
-        self._seen = self._game_history(board)
+        self._repetitions = Repetitions(board)
         if self.incremental:
             self.evaluator.reset(board)
         moves = list(board.legal_moves)
@@ -321,7 +318,7 @@ class Searcher:
         self._count()
         self._pv[ply] = []
         key = hash(board._transposition_key())
-        if self._is_draw(board, key):
+        if self._repetitions.is_draw(board, key):
             return 0
         if in_check is None:
             in_check = board.is_check()
@@ -357,7 +354,7 @@ class Searcher:
         futile = (self.futility and stand is not None and depth <= 2
                   and stand + _FUTILITY[depth] <= alpha)
 
-        self._seen_add(key)
+        self._repetitions.add(key)
         if (self.null_move and depth >= 3 and ply > 0 and not in_check
                 and beta < MATE_THRESHOLD and self._has_pieces(board)):
             # Null move: let the opponent move twice. If we still reach beta with a
@@ -366,7 +363,7 @@ class Searcher:
             score = -self._negamax(board, depth - 3, -beta, -beta + 1, ply + 1, None, False)
             self._pop(board)
             if score >= beta:
-                self._seen_remove(key)
+                self._repetitions.remove(key)
                 return score if score < MATE_THRESHOLD else beta
 
         statics = None
@@ -420,7 +417,7 @@ class Searcher:
                     if self.killers and quiet:
                         self.orderer.remember_cutoff(move, depth, ply)
                     break
-        self._seen_remove(key)
+        self._repetitions.remove(key)
         if best == -math.inf:  # no legal move
             return mate_value(ply) if in_check else 0
         if self.tt_enabled:
@@ -505,43 +502,6 @@ class Searcher:
         self.nodes += 1
         if self.nodes & 1023 == 0:
             self.clock.check(self.nodes)
-
-    def _is_draw(self, board, key):
-        """Draw by the 50-move rule, insufficient material or a repeated position.
-
-        Not ``chesslab.game.outcome``: inside the search a position that repeats once
-        is already a draw (the side that repeats could not do better), and this runs
-        at every node, so it asks only the cheap position rules (``draw_by_rule``) and
-        a table of the positions on the current path.
-        """
-        if draw_by_rule(board):
-            return True
-        # A repetition needs at least 4 reversible plies; ``key`` hashes python-chess's
-        # own cheap position key (the one its repetition rules use).
-        return board.halfmove_clock >= 4 and key in self._seen
-
-    def _seen_add(self, key):
-        self._seen[key] = self._seen.get(key, 0) + 1
-
-    def _seen_remove(self, key):
-        count = self._seen[key] - 1
-        if count:
-            self._seen[key] = count
-        else:
-            del self._seen[key]
-
-    @staticmethod
-    def _game_history(board):
-        """Positions of the game since the last capture or pawn move (root included)."""
-        seen = {}
-        replay = board.copy()
-        for _ in range(min(board.halfmove_clock, len(board.move_stack)) + 1):
-            key = hash(replay._transposition_key())
-            seen[key] = seen.get(key, 0) + 1
-            if not replay.move_stack:
-                break
-            replay.pop()
-        return seen
 
     @staticmethod
     def _has_pieces(board):

@@ -253,6 +253,23 @@ DEFAULTS = {
              "player": "latest", "starts": "initial", "workers": 1},
 }
 _ADJUDICATE = {"draw": adjudicate_draw, "material": adjudicate_material}
+#: Settings only the full game takes (the endgame curriculum starts from scratch).
+FULL_GAME_ONLY = ("initial", "starts", "anchor", "value_target")
+
+
+def check_settings(kind: str, initial=None, **overrides) -> None:
+    """Refuse a task that is not in ``DEFAULTS`` and settings of the other task, before
+    any work: ``piece`` is the endgame's, ``FULL_GAME_ONLY`` the full game's."""
+    if kind not in DEFAULTS:
+        raise ValueError(f"kind must be one of {sorted(DEFAULTS)}, not {kind!r}")
+    if overrides.get("piece") and kind != "endgame":
+        raise ValueError("piece only applies to the endgame curriculum (train selfplay "
+                         "endgame)")
+    given = dict(overrides, initial=initial)
+    wrong = [key for key in FULL_GAME_ONLY if given.get(key) is not None]
+    if kind == "endgame" and wrong:
+        raise ValueError(f"{', '.join(wrong)} only apply to the full game (train selfplay "
+                         f"full); the endgame curriculum starts from scratch")
 
 
 def _copy_net(net):
@@ -291,8 +308,7 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
     is the curve) or "full" (the whole game from the initial position; start from a
     bootstrapped network ``initial``).
     """
-    if kind not in DEFAULTS:
-        raise ValueError(f"kind must be one of {sorted(DEFAULTS)}, not {kind!r}")
+    check_settings(kind, initial, **overrides)
     workdir = Path(workdir)
     state_path = workdir / "state.json"
     if state_path.exists():

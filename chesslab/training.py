@@ -43,7 +43,7 @@ what each step buys), one ``TrainConfig`` switch each:
 * more epochs with the learning rate halved on plateaus (``epochs``, ``lr_patience``).
 
 How a trained net is measured: ``chesslab.measure``; the recipe's data steps:
-``chesslab.recipe``.
+``chesslab.recipe``; what each step buys: ``chesslab.results.measure_recipe``.
 """
 from __future__ import annotations
 
@@ -60,10 +60,10 @@ from .evaluation import EVALUATORS, load_evaluator
 from .files import MODELS_DIR, read_json
 from .measure import (CLIP_CP, SEARCH_SAMPLE, SIGN_MARGIN_CP, accuracy, evaluate_on, metrics,
                       search_metrics)
-from .networks import (ENCODINGS, TARGET_SCALE_CP, cp_to_target, encode_boards,
-                       expected_score, target_to_cp)
-from .nn import Adam, BatchNorm, Sigmoid, mse, save_model, sigmoid_mse, train_step
-from .recipe import RECIPE, RECIPE_STEPS, base_depth, network_view, training_positions
+from .networks import (ENCODINGS, encode_boards, loss_for, target_kind, target_to_cp,
+                       training_target)
+from .nn import Adam, BatchNorm, save_model, train_step
+from .recipe import RECIPE, base_depth, network_view, training_positions
 
 #: The networks this pipeline trains: every trainable one of the registry
 #: (``chesslab.evaluation.EVALUATORS`` holds each one's builder and encoding).
@@ -76,49 +76,6 @@ def build_net(name: str, seed: int = 0):
     if entry is None or not entry.trainable:
         raise ValueError(f"unknown network {name!r}; choose one of {', '.join(NETS)}")
     return entry.network(seed), entry.encoding
-
-
-def target_kind(model, target: str = "tanh") -> str:
-    """How the output is read. ``target="tanh"``: 'unit' (0..1) for nets ending in a
-    sigmoid, 'tanh' (-1..1) for a linear output. ``target="wdl"``: 'prob' (the expected
-    score itself) after a sigmoid, 'logit' (its logit, cp / 400) for a linear output."""
-    if target not in TARGETS:
-        raise ValueError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
-    ends_in_sigmoid = isinstance(model.layers[-1], Sigmoid)
-    if target == "wdl":
-        return "prob" if ends_in_sigmoid else "logit"
-    return "unit" if ends_in_sigmoid else "tanh"
-
-
-#: Training targets: "tanh" (MSE on tanh(cp/400)), "wdl" (win-probability space).
-TARGETS = ("tanh", "wdl")
-
-
-def training_target(cp, kind: str, scale: float = TARGET_SCALE_CP) -> np.ndarray:
-    """What the loss compares the output with: for 'logit' the expected score
-    sigmoid(cp / scale) (the loss applies the sigmoid), else ``cp_to_target``."""
-    if kind == "logit":
-        return expected_score(np.asarray(cp, dtype=np.float64) * TARGET_SCALE_CP / scale)
-    return cp_to_target(cp, kind)
-
-
-def loss_for(kind: str, scale: float = TARGET_SCALE_CP):
-    """sigmoid_mse for a logit output (win-probability space), else plain MSE.
-
-    The output z always means cp = 400 z; ``scale`` is where the loss puts "winning":
-    it compares sigmoid(cp / scale) with sigmoid(400 z / scale). A larger scale keeps
-    caring about errors in positions that are already +500.
-    """
-    if kind != "logit":
-        return mse
-    if scale == TARGET_SCALE_CP:
-        return sigmoid_mse
-    k = TARGET_SCALE_CP / scale
-
-    def scaled_sigmoid_mse(z, p):
-        value, grad = sigmoid_mse(z * k, p)
-        return value, grad * k
-    return scaled_sigmoid_mse
 
 
 def count_parameters(model) -> int:
@@ -356,6 +313,15 @@ class TrainResult:
     config: TrainConfig
     train_examples: int = 0      # what the epochs went through (after the recipe's steps)
 
+    def summary(self) -> str:
+        """One line: epochs, why training stopped, the validation and test metrics."""
+        h, v, t = self.history, self.validation, self.test
+        return (f"{self.name}: {len(h.epoch)} epochs in {self.seconds:.0f} s ({h.stop_reason}); "
+                f"best epoch {h.best_epoch}; validation MAE {v['mae_cp']:.0f} cp, corr "
+                f"{v['correlation']:.3f}, sign accuracy {v['sign_accuracy']:.3f}; test MAE "
+                f"{t['mae_cp']:.0f} cp, corr {t['correlation']:.3f}, sign accuracy "
+                f"{t['sign_accuracy']:.3f}")
+
 
 def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
               progress: bool = True, splits=None, cache: dict | None = None) -> TrainResult:
@@ -421,49 +387,6 @@ def save_result(result: TrainResult, path=None, data_info=None) -> Path:
                           "seconds": round(result.seconds, 1), "data": data_info or {}},
                 history=result.history.to_dict(),
                 metrics={"validation": result.validation, "test": result.test})
-
-
-#: The nets the recipe ablation trains by default (``results recipe``).
-RECIPE_NETS = ("ann", "nnue")
-
-
-def recipe_ablation(names=RECIPE_NETS, dataset: Dataset | None = None,
-                    sample: int = SEARCH_SAMPLE, progress: bool = True) -> dict:
-    """Train each net once per recipe step (cumulative) and measure it as a search
-    uses it (``search_metrics`` at depth 1 on the test split): what each step buys.
-
-    Nets that only read the side to move's view (nnue, linear) start at that step.
-    """
-    dataset = dataset if dataset is not None else load()
-    splits = split(dataset)
-    cache, rows = {}, []
-    for name in names:
-        settings = dict(perspective="white", target="tanh", quiet=False, flip=False,
-                        extra_plies=False, leaves=False)
-        for label, change in RECIPE_STEPS:
-            settings.update(change)
-            only = EVALUATORS[name].perspective
-            if only is not None and settings["perspective"] != only:
-                continue
-            config = replace(SHIPPED[name], **settings, mirror=False)
-            result = train_net(name, dataset, config, False, splits, cache)
-            model, kind = result.model, result.kind
-            evaluator = evaluator_for(name, model, result.encoding, kind, config.perspective)
-            searched = search_metrics(evaluator, splits[2], sample=sample)
-            rows.append({"net": name, "step": label, "recipe": dict(settings),
-                         "epochs": len(result.history.epoch),
-                         "train_examples": result.train_examples,
-                         "train_seconds": round(result.seconds, 1),
-                         "static_test": result.test, "search_depth1": searched})
-            if progress:
-                s = searched["all"]
-                print(f"{name:5s} {label:26s} depth-1 MAE {s['mae_cp']:6.1f}  r "
-                      f"{s['correlation']:.3f}  sign {s['sign_accuracy']:.3f}  (White / "
-                      f"Black to move {searched['white_to_move']['mae_cp']:.0f} / "
-                      f"{searched['black_to_move']['mae_cp']:.0f})", flush=True)
-    return {"what": "each recipe step added to the one above; depth-1 search metrics on "
-                    f"{sample} test positions", "rows": rows,
-            "dataset": {"positions": len(dataset), **dataset.metadata}}
 
 
 def load_history(name: str, models_dir=MODELS_DIR) -> History:

@@ -6,8 +6,8 @@ import chess
 import pytest
 
 from chesslab.arena import play_game
-from chesslab.game import (Player, adjudicate_draw, adjudicate_material, draw_by_rule, outcome,
-                           play, resign_verdict, result_for)
+from chesslab.game import (Player, Repetitions, adjudicate_draw, adjudicate_material,
+                           draw_by_rule, outcome, play, resign_verdict, result_for)
 from chesslab.play import game_over
 from chesslab.players import make_player
 
@@ -86,6 +86,41 @@ def test_draw_by_rule_is_the_part_of_outcome_a_search_needs():
                     break
                 board.push(rng.choice(list(board.legal_moves)))
     assert {chess.Termination.FIFTY_MOVES, chess.Termination.INSUFFICIENT_MATERIAL} <= kinds
+
+
+def _key(board):
+    return hash(board._transposition_key())
+
+
+def test_repetitions_hold_the_game_since_the_last_irreversible_move_and_the_line():
+    """The game's positions count back to the last capture or pawn move, not before; a
+    position added by the search is a draw until it is removed again."""
+    board = chess.Board()
+    for uci in ("e2e4", "e7e5", "g1f3", "b8c6", "f3g1", "c6b8"):
+        board.push_uci(uci)
+    table = Repetitions(board)
+    assert sum(table.counts.values()) == 5          # 4 reversible plies + the root
+    after_e5 = chess.Board()
+    after_e5.push_uci("e2e4")
+    after_e5.push_uci("e7e5")
+    assert _key(after_e5) in table.counts           # reached again by the knights
+    assert table.counts[_key(board)] == 2           # the root repeats after e5
+    assert _key(chess.Board()) not in table.counts  # before e4: behind a pawn move
+    assert table.is_draw(board, _key(board))
+    board.push_uci("g1f3")
+    assert _key(board) in table.counts and table.is_draw(board, _key(board))
+    fresh = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    line = Repetitions(fresh)
+    assert not line.is_draw(fresh, _key(fresh))     # fewer than 4 reversible plies
+    fresh.push_uci("f3g1")
+    line.add(_key(fresh))
+    line.add(_key(fresh))
+    line.remove(_key(fresh))
+    assert line.counts[_key(fresh)] == 1
+    line.remove(_key(fresh))
+    assert _key(fresh) not in line.counts
+    assert Repetitions(chess.Board("8/8/4k3/8/8/4K3/8/8 w - - 0 1")).is_draw(
+        chess.Board("8/8/4k3/8/8/4K3/8/8 w - - 0 1"), 0)   # bare kings: draw_by_rule
 
 
 # ---------------------------------------------------------------- the loop

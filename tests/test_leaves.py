@@ -11,12 +11,9 @@ from chesslab.cli import main
 from chesslab.evaluation import load_evaluator
 from chesslab.leaves import LeafRecorder, search_leaves, with_leaves
 from chesslab.search import search
-from chesslab.stockfish import find_stockfish
 from chesslab.training import TrainConfig, train_net
+from needs_stockfish import needs_stockfish
 
-needs_stockfish = pytest.mark.skipif(find_stockfish(required=False) is None,
-                                     reason="Stockfish is not installed "
-                                            "(apt-get install -y stockfish)")
 
 ROOTS = ["r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
          "8/5pk1/6p1/8/3R4/6P1/r4PK1/8 b - - 0 1",

@@ -8,8 +8,10 @@ import pytest
 
 from chesslab.evaluation import EVALUATORS, load_evaluator
 from chesslab.files import MODELS_DIR
-from chesslab.networks import PERSPECTIVES, TARGET_KINDS, NetworkEvaluator, encode_boards
-from chesslab.nn import ANN, thesis_ann
+from chesslab import networks
+from chesslab.networks import (PERSPECTIVES, TARGET_KINDS, NetworkEvaluator, cp_to_target,
+                               encode_boards, target_to_cp)
+from chesslab.nn import ANN, Sigmoid, thesis_ann
 
 START = chess.Board()
 # Both sides' queen removed in turn, White to move and Black to move.
@@ -111,3 +113,56 @@ def test_a_network_with_nan_weights_cannot_become_an_evaluator(tmp_path):
 def test_encode_boards_wants_a_list():
     with pytest.raises(TypeError, match="takes a list of boards; for one board pass"):
         encode_boards(chess.Board(), "planes14")
+
+
+@pytest.mark.parametrize("kind", ["tanh", "unit"])
+def test_target_scaling_round_trip(kind):
+    cp = np.array([-1500, -400, -50, 0, 30, 400, 1500])
+    y = cp_to_target(cp, kind)
+    low, high = (-1, 1) if kind == "tanh" else (0, 1)
+    assert np.all((y > low) & (y < high))
+    assert np.all(np.diff(y) > 0)
+    np.testing.assert_allclose(target_to_cp(y, kind), cp, atol=1e-6)
+    # mates are squashed to the edge and come back as a large but finite score
+    assert 1500 < target_to_cp(cp_to_target(10_000, kind), kind) < 2500
+    with pytest.raises(ValueError, match="target scaling"):
+        cp_to_target(cp, "linear")
+
+
+def test_logit_and_prob_targets_live_in_win_probability_space():
+    cp = np.array([-1500, -400, -50, 0, 30, 400, 1500])
+    np.testing.assert_allclose(target_to_cp(cp_to_target(cp, "logit"), "logit"), cp)
+    np.testing.assert_allclose(target_to_cp(cp_to_target(cp, "prob"), "prob"), cp, atol=1e-6)
+    p = networks.training_target(cp, "logit")          # what sigmoid_mse compares with
+    np.testing.assert_allclose(p, 1 / (1 + np.exp(-cp / 400)))
+    assert p[3] == 0.5 and networks.loss_for("logit").__name__ == "sigmoid_mse"
+    assert networks.loss_for("tanh").__name__ == "mse"
+
+
+def test_target_kind_follows_the_output_layer_and_the_training_target():
+    linear, squashed = ANN.from_topology([64, 4, 1]), ANN.from_topology([64, 4, 1])
+    squashed.layers.append(Sigmoid())
+    assert [networks.target_kind(m, "tanh") for m in (linear, squashed)] == ["tanh", "unit"]
+    assert [networks.target_kind(m, "wdl") for m in (linear, squashed)] == ["logit", "prob"]
+    with pytest.raises(ValueError, match="unknown target"):
+        networks.target_kind(linear, "mse")
+
+
+def test_a_wider_wdl_scale_is_the_same_loss_with_its_gradient_scaled():
+    """loss_for("logit", 800) compares sigmoid(400 z / 800) with sigmoid(cp / 800): its
+    gradient matches finite differences, and at scale 400 it is sigmoid_mse itself."""
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(6, 1))
+    cp = rng.normal(scale=600, size=6)
+    loss = networks.loss_for("logit", 800.0)
+    target = networks.training_target(cp, "logit", 800.0).reshape(-1, 1)
+    np.testing.assert_allclose(target[:, 0], 1 / (1 + np.exp(-cp / 800)))
+    value, grad = loss(z, target)
+    eps = 1e-6
+    for i in range(len(z)):
+        up, down = z.copy(), z.copy()
+        up[i] += eps
+        down[i] -= eps
+        numeric = (loss(up, target)[0] - loss(down, target)[0]) / (2 * eps)
+        assert abs(numeric - grad[i, 0]) < 1e-6 * max(1.0, abs(numeric))
+    assert value > 0 and networks.loss_for("logit", 400.0).__name__ == "sigmoid_mse"

@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from chesslab.parallel import BLAS_VARIABLES, parallel_map
+from chesslab.parallel import BLAS_VARIABLES, parallel_map, resumable_map
 
 
 def square(x):
@@ -69,3 +69,19 @@ def test_worker_processes_get_one_blas_thread_and_ours_is_restored(monkeypatch):
     assert seen == ["1", "1"]
     assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
     assert set(BLAS_VARIABLES) == {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
+
+
+def test_resumable_map_runs_only_the_jobs_a_stopped_run_lacks(tmp_path):
+    path = tmp_path / "run.jsonl"
+    calls = []
+
+    def square(job):
+        calls.append(job)
+        return {"job": job, "square": (job[0] ** 2, "tuple")}
+
+    first = resumable_map(square, [[1], [2], [3]], path, progress=False)
+    assert first[1] == {"job": [2], "square": [4, "tuple"]}      # JSON shapes, fresh or not
+    path.write_text("\n".join(path.read_text().splitlines()[:2]) + "\n")   # job 3 was lost
+    calls.clear()
+    again = resumable_map(square, [[1], [2], [3]], path, progress=False)
+    assert calls == [[3]] and again == first

@@ -49,6 +49,7 @@ def test_score_matrix_is_each_sides_score_and_skips_empty_pairs():
     assert matrix[1][2] is None and matrix[0][2] is None and matrix[0][0] is None
 
 
+
 def _entry(seed, score):
     return {"a": "pst:1", "b": "random", "a_model": None, "b_model": None, "games": 2,
             "seed": seed, "score": score}
@@ -95,19 +96,3 @@ def test_a_checkpoint_of_another_match_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not a job of this run"):
         results.run_match("material:1", "random", games=2, workers=1, max_plies=40,
                           progress=False, checkpoint=path)
-
-
-def test_resumable_map_runs_only_the_jobs_a_stopped_run_lacks(tmp_path):
-    path = tmp_path / "run.jsonl"
-    calls = []
-
-    def square(job):
-        calls.append(job)
-        return {"job": job, "square": (job[0] ** 2, "tuple")}
-
-    first = results.resumable_map(square, [[1], [2], [3]], path, progress=False)
-    assert first[1] == {"job": [2], "square": [4, "tuple"]}      # JSON shapes, fresh or not
-    path.write_text("\n".join(path.read_text().splitlines()[:2]) + "\n")   # job 3 was lost
-    calls.clear()
-    again = results.resumable_map(square, [[1], [2], [3]], path, progress=False)
-    assert calls == [[3]] and again == first

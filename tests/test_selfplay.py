@@ -7,6 +7,7 @@ import chess
 import numpy as np
 import pytest
 
+from chesslab import selfplay
 from chesslab.__main__ import main
 from chesslab.encoding import legal_indices
 from chesslab.game import adjudicate_material, play
@@ -91,11 +92,23 @@ def test_record_starts_come_from_game_records():
 def test_selfplay_cli_rejects_options_of_the_other_task(tmp_path, capsys):
     assert main(["selfplay", "endgame", "--workdir", str(tmp_path), "--starts", "records",
                  "--anchor", "100"]) == 2
-    assert "--starts, --anchor only apply to the full game" in capsys.readouterr().err
+    assert "starts, anchor only apply to the full game" in capsys.readouterr().err
     assert main(["selfplay", "full", "--workdir", str(tmp_path), "--piece", "R"]) == 2
-    assert "--piece only applies" in capsys.readouterr().err
+    assert "piece only applies" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())          # nothing was started
 
+
+def test_train_selfplay_refuses_the_other_tasks_settings_before_any_work(tmp_path):
+    workdir = tmp_path / "run"
+    with pytest.raises(ValueError, match="initial only apply to the full game"):
+        selfplay.train_selfplay(workdir, "endgame", initial="bootstrap.json")
+    with pytest.raises(ValueError, match="piece only applies"):
+        selfplay.train_selfplay(workdir, "full", piece="R")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        selfplay.train_selfplay(workdir, "middlegame")
+    selfplay.check_settings("full", "bootstrap.json", anchor=100, starts="records")
+    selfplay.check_settings("endgame", piece="R", games=2)
+    assert not workdir.exists()
 
 def test_a_draw_is_whites_failure_in_the_endgame_task():
     # Black to move, stalemated: a draw by the rules; at the move cap, a draw by adjudication

@@ -13,9 +13,7 @@ from chesslab import data, stockfish
 from chesslab.players import make_player
 from chesslab.stockfish import (find_stockfish, start_engine, stop_worker_engines,
                                 worker_engine)
-
-needs_stockfish = pytest.mark.skipif(find_stockfish(required=False) is None,
-                                     reason="Stockfish is not installed")
+from needs_stockfish import needs_stockfish
 
 
 def test_a_missing_stockfish_says_how_to_install(monkeypatch, tmp_path):

@@ -1,37 +1,12 @@
-"""The thesis training pipeline: target scaling, split/shuffle rule, training, the recipe's
-switches."""
+"""The thesis training pipeline: split/shuffle rule, training, the recipe's switches."""
 import chess
 import numpy as np
 import pytest
 
 from chesslab import training
-from chesslab.evaluation import NetworkEvaluator, cp_to_target, target_to_cp
+from chesslab.evaluation import NetworkEvaluator, cp_to_target
 from chesslab.nn import ANN
 from material_data import tiny  # noqa: F401  (a fixture)
-
-
-@pytest.mark.parametrize("kind", ["tanh", "unit"])
-def test_target_scaling_round_trip(kind):
-    cp = np.array([-1500, -400, -50, 0, 30, 400, 1500])
-    y = cp_to_target(cp, kind)
-    low, high = (-1, 1) if kind == "tanh" else (0, 1)
-    assert np.all((y > low) & (y < high))
-    assert np.all(np.diff(y) > 0)
-    np.testing.assert_allclose(target_to_cp(y, kind), cp, atol=1e-6)
-    # mates are squashed to the edge and come back as a large but finite score
-    assert 1500 < target_to_cp(cp_to_target(10_000, kind), kind) < 2500
-    with pytest.raises(ValueError, match="target scaling"):
-        cp_to_target(cp, "linear")
-
-
-def test_logit_and_prob_targets_live_in_win_probability_space():
-    cp = np.array([-1500, -400, -50, 0, 30, 400, 1500])
-    np.testing.assert_allclose(target_to_cp(cp_to_target(cp, "logit"), "logit"), cp)
-    np.testing.assert_allclose(target_to_cp(cp_to_target(cp, "prob"), "prob"), cp, atol=1e-6)
-    p = training.training_target(cp, "logit")          # what sigmoid_mse compares with
-    np.testing.assert_allclose(p, 1 / (1 + np.exp(-cp / 400)))
-    assert p[3] == 0.5 and training.loss_for("logit").__name__ == "sigmoid_mse"
-    assert training.loss_for("tanh").__name__ == "mse"
 
 
 def test_the_recipe_trains_the_nnue_and_refuses_a_white_view(tiny):
@@ -122,6 +97,9 @@ def test_save_load_round_trip_keeps_scores_and_history(tiny, tmp_path):
     config = training.TrainConfig(epochs=2, batch_size=64)
     result = training.train_net("cnn", tiny, config, progress=False)
     path = training.save_result(result, tmp_path / "cnn.json", {"file": "tiny"})
+    line = result.summary()
+    assert line.startswith(f"cnn: {len(result.history.epoch)} epochs")
+    assert f"test MAE {result.test['mae_cp']:.0f} cp" in line
     loaded = NetworkEvaluator.from_file(path)
     boards = tiny.boards()[:20]
     expected = NetworkEvaluator(result.model, "planes14", "tanh").evaluate_batch(boards)

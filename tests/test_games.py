@@ -1,0 +1,132 @@
+"""Game records: the chapter's sampling rule, reading PGN (plain or gzipped, cut or
+damaged files refused by name), and Stockfish self-play games."""
+import gzip
+
+import chess
+import pytest
+
+from chesslab import games
+from chesslab.game import outcome
+from needs_stockfish import needs_stockfish
+
+# A 24-ply game written for this test (the Italian game, then a quiet middlegame).
+KNOWN_PGN = """[Event "test"]
+[White "A"]
+[Black "B"]
+[Result "1/2-1/2"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3 Nf6 5. d3 d6 6. O-O O-O 7. Re1 a6
+8. a4 Ba7 9. h3 h6 10. Nbd2 Re8 11. Nf1 Be6 12. Bxe6 Rxe6 1/2-1/2
+
+[Event "test"]
+[White "C"]
+[Black "D"]
+[Result "1-0"]
+
+1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0
+"""
+
+
+def test_sampling_rule_by_hand():
+    # 40 plies: the first 75% (30 plies) every 6th, then every 2nd, the last always
+    assert games.sample_plies(40) == [6, 12, 18, 24, 30, 32, 34, 36, 38, 40]
+    assert games.sample_plies(41) == [6, 12, 18, 24, 30, 32, 34, 36, 38, 40, 41]
+    assert games.sample_plies(7) == [6, 7]
+    assert games.sample_plies(0) == [0]
+
+
+@pytest.mark.parametrize("suffix", [".pgn", ".pgn.gz"])
+def test_known_pgn_read_and_sampled(tmp_path, suffix):
+    path = tmp_path / f"two{suffix}"
+    opener = gzip.open if suffix.endswith(".gz") else open
+    with opener(path, "wt", encoding="utf-8") as fh:
+        fh.write(KNOWN_PGN)
+    italian, mate = games.read_games(path)
+    assert mate.headers["Result"] == "1-0"
+    positions = games.game_positions(italian)
+    # 24 plies: 6, 12, 18 (<= 18 = 75%), then 20, 22, 24
+    assert [p for _, p, _ in positions] == [6, 12, 18, 20, 22, 24]
+    assert all(by_rule for _, _, by_rule in positions)
+    board = chess.Board()
+    for move in list(italian.mainline_moves())[:12]:
+        board.push(move)
+    assert positions[1][0] == board.fen()
+    last = games.game_positions(mate)
+    assert [p for _, p, _ in last] == [6, 7]
+    assert chess.Board(last[-1][0]).is_checkmate()
+    # every=4 adds plies 4, 8, 16 without marking them as the chapter's sample
+    extra = {p: r for _, p, r in games.game_positions(italian, every=4)}
+    assert sorted(extra) == [4, 6, 8, 12, 16, 18, 20, 22, 24]
+    assert [p for p, r in extra.items() if not r] == [4, 8, 16]
+
+
+def test_unreadable_pgn_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        games.read_games(tmp_path / "missing.pgn")
+    junk = tmp_path / "junk.pgn"
+    junk.write_bytes(b"\x00\x01 this is not chess at all \xff" * 20)
+    with pytest.raises(ValueError, match="no chess game"):
+        games.read_games(junk)
+    illegal = tmp_path / "illegal.pgn"
+    illegal.write_text('[Event "x"]\n\n1. e4 e5 2. Ke3 Nc6 *\n')
+    with pytest.raises(ValueError, match="game 1 has an error"):
+        games.read_games(illegal)
+    corrupt = tmp_path / "corrupt.pgn.gz"
+    corrupt.write_bytes(b"not gzip data")
+    with pytest.raises(ValueError, match="not a readable PGN"):
+        games.read_games(corrupt)
+
+
+@needs_stockfish
+def test_selfplay_game_is_legal_and_recorded(tmp_path):
+    path = games.generate_games(2, tmp_path / "g.pgn.gz", seed=7, nodes=100,
+                                max_plies=30, progress=False)
+    played = games.read_games(path)
+    assert len(played) == 2
+    for index, game in enumerate(played):
+        h = game.headers
+        assert h["GameId"] == str(index) and h["NodesPerMove"] == "100"
+        assert 1350 <= int(h["WhiteElo"]) <= 2850 and 1350 <= int(h["BlackElo"]) <= 2850
+        board = game.end().board()
+        assert board.ply() <= 30 and h["Result"] in ("1-0", "0-1", "1/2-1/2")
+        if h["Termination"] == "move cap":
+            assert board.ply() == 30 and outcome(board) is None and h["Result"] == "1/2-1/2"
+        else:
+            assert outcome(board) is not None
+
+
+def test_pgn_cut_mid_game_is_refused_not_half_read(tmp_path):
+    cut = tmp_path / "cut.pgn"
+    cut.write_text(KNOWN_PGN[:KNOWN_PGN.index("3. Qh5")])   # game 2 stops after move 2
+    with pytest.raises(ValueError, match="game 2 stops before its result marker.*cut off"):
+        games.read_games(cut)
+    headers_only = tmp_path / "headers.pgn"                  # cut right after the headers
+    headers_only.write_text(KNOWN_PGN[:KNOWN_PGN.index("1. e4 e5 2. Bc4")])
+    with pytest.raises(ValueError, match="game 2 stops before"):
+        games.read_games(headers_only)
+    clash = tmp_path / "clash.pgn"
+    clash.write_text(KNOWN_PGN.replace("Qxf7# 1-0", "Qxf7# 0-1"))
+    with pytest.raises(ValueError, match='game 2 says Result "1-0".*ends with 0-1'):
+        games.read_games(clash)
+    assert len(games.read_games(cut, limit=1)) == 1           # the whole first game is fine
+
+
+def test_cut_or_corrupted_gz_is_a_named_error(tmp_path):
+    whole = gzip.compress(KNOWN_PGN.encode() * 20)
+    cut = tmp_path / "cut.pgn.gz"
+    cut.write_bytes(whole[:len(whole) // 2])
+    with pytest.raises(ValueError, match="cut.pgn.gz is not a readable PGN file"):
+        games.read_games(cut)
+    flipped = bytearray(whole)
+    for i in range(20, 60):
+        flipped[i] ^= 0xFF
+    bad = tmp_path / "bad.pgn.gz"
+    bad.write_bytes(bytes(flipped))
+    with pytest.raises(ValueError, match="bad.pgn.gz is not a readable PGN file"):
+        games.read_games(bad)
+
+
+def test_missing_stockfish_says_how_to_install(monkeypatch, tmp_path):
+    monkeypatch.setenv("CHESSLAB_STOCKFISH", str(tmp_path / "no-such-stockfish"))
+    with pytest.raises(FileNotFoundError, match="CHESSLAB_STOCKFISH"):
+        games.generate_games(1, tmp_path / "g.pgn")
