@@ -59,3 +59,17 @@ def mate_in(cp) -> int | None:
 def result_score(result: str) -> float:
     """A finished game's score: +MATE for "1-0", -MATE for "0-1", 0 for a draw."""
     return {"1-0": MATE, "0-1": -MATE}.get(result, 0)
+
+
+def mate_value(ply: int) -> int:
+    """Negamax score of the side to move when it is checkmated ``ply`` plies deep."""
+    return -(MATE - ply)
+
+
+def white_to_side(value: float, turn: chess.Color, ply: int) -> float:
+    """An evaluator's White-view value -> negamax score; +-inf becomes a mate score."""
+    if value == math.inf:
+        value = MATE - ply
+    elif value == -math.inf:
+        value = -(MATE - ply)
+    return value if turn == chess.WHITE else -value

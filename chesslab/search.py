@@ -40,7 +40,7 @@ from chesslab.clock import Clock, OutOfTime, check_limits
 from chesslab.evaluation import load_evaluator
 from chesslab.game import Repetitions
 from chesslab.ordering import MoveOrderer
-from chesslab.scores import MATE, MATE_THRESHOLD, mate_in
+from chesslab.scores import MATE, MATE_THRESHOLD, mate_in, mate_value, white_to_side
 from chesslab.transposition import TranspositionTable
 
 ALGORITHMS = ("minimax", "alphabeta", "full")
@@ -80,20 +80,6 @@ class SearchResult:
         move = self.move.uci() if self.move else "(none)"
         return (f"bestmove {move}  score {score}  depth {self.depth}  nodes {self.nodes}"
                 f"  nps {self.nps:.0f}  pv {pv}")
-
-
-def mate_value(ply: int) -> int:
-    """Negamax score of the side to move when it is checkmated ``ply`` plies deep."""
-    return -(MATE - ply)
-
-
-def white_to_side(value: float, turn: chess.Color, ply: int) -> float:
-    """An evaluator's White-view value -> negamax score; +-inf becomes a mate score."""
-    if value == math.inf:
-        value = MATE - ply
-    elif value == -math.inf:
-        value = -(MATE - ply)
-    return value if turn == chess.WHITE else -value
 
 
 #: The full search's switches: keyword arguments of ``Searcher`` and ``search``, each on

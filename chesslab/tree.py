@@ -21,8 +21,7 @@ import chess
 
 from chesslab.encoding import as_board
 from chesslab.game import draw_by_rule, outcome
-from chesslab.scores import MATE
-from chesslab.search import white_to_side
+from chesslab.scores import MATE, white_to_side
 
 
 class TreeNode:

@@ -43,3 +43,11 @@ def test_training_labels_use_their_own_smaller_mate_scale():
     # labels are stored as int16, so their mates must fit far below the search's MATE
     assert scores.LABEL_MATE_CP < 2 ** 15 - 1 < scores.MATE_THRESHOLD
     assert not scores.is_mate_score(scores.LABEL_MATE_CP)
+
+
+def test_an_evaluators_infinity_becomes_a_mate_score_for_the_side_to_move():
+    from chesslab.scores import MATE, mate_value, white_to_side
+    assert white_to_side(float("inf"), chess.WHITE, 3) == MATE - 3
+    assert white_to_side(float("inf"), chess.BLACK, 3) == -(MATE - 3) == mate_value(3)
+    assert white_to_side(120.0, chess.BLACK, 5) == -120.0
+    assert mate_value(1) < mate_value(4) < 0          # being mated later is less bad
