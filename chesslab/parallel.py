@@ -19,6 +19,7 @@ beat four threads fighting over them.
 from __future__ import annotations
 
 import contextlib
+import copy
 import ctypes
 import glob
 import json
@@ -105,8 +106,12 @@ def parallel_map(function, jobs, workers: int | Executor = 1, on_result=None,
 
 
 def _in_order(executor: Executor, function, jobs):
-    """Submit every job, then yield the results in job order (any Executor has submit)."""
-    futures = [executor.submit(function, job) for job in jobs]
+    """Submit every job, then yield the results in job order (any Executor has submit).
+
+    Each job is a copy, as a process would get: a thread pool would otherwise share the
+    objects in the jobs, and a network's work buffers are not safe to share between
+    threads (two games on one net would change each other's numbers)."""
+    futures = [executor.submit(function, copy.deepcopy(job)) for job in jobs]
     try:
         for future in futures:
             yield future.result()

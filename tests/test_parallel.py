@@ -85,3 +85,15 @@ def test_resumable_map_runs_only_the_jobs_a_stopped_run_lacks(tmp_path):
     calls.clear()
     again = resumable_map(square, [[1], [2], [3]], path, progress=False)
     assert calls == [[3]] and again == first
+
+
+def _append_and_count(job):
+    job.append(1)
+    return len(job)
+
+
+def test_an_executors_jobs_are_copies_as_in_a_process():
+    shared = []                       # one object in every job: a thread pool must not share it
+    with ThreadPoolExecutor(2) as executor:
+        assert parallel_map(_append_and_count, [shared] * 4, executor) == [1, 1, 1, 1]
+    assert shared == []
