@@ -3,9 +3,11 @@ import gzip
 
 import pytest
 
-from chesslab import cli, results
+from chesslab import results
+from chesslab.cli import play as cli_play
+from chesslab.cli import train as cli_train
 from chesslab.__main__ import main as main_from_dunder_main
-from chesslab.cli import build_parser, main, new_spelling
+from chesslab.cli import TRAIN_COMMANDS, build_parser, main, new_spelling
 from chesslab.evaluation import load_evaluator
 from chesslab.files import MODELS_DIR, file_tag, read_json
 from chesslab.games import DEFAULT_GAMES
@@ -31,16 +33,16 @@ def test_old_spellings_become_the_new_ones(old, new):
 def test_the_commands_and_their_groups(capsys):
     parser = build_parser()
     args = parser.parse_args(["train", "nets", "all", "--epochs", "3"])
-    assert args.func is cli._train_nets and args.names == ["all"] and args.epochs == 3
+    assert args.func is cli_train._train_nets and args.names == ["all"] and args.epochs == 3
     args = parser.parse_args(["match", "--white", "pst:1", "--black", "random", "--games", "4"])
     assert (args.white, args.black, args.games) == ("pst:1", "random", 4)
     args = parser.parse_args(["bestmove", "--fen", "8/8/8/8/8/8/8/K1k5 w - - 0 1",
                               "--player", "pst:2"])
-    assert args.func is cli._bestmove
+    assert args.func is cli_play._bestmove
     args = parser.parse_args(["figures", "--out", "x", "--only", "planes9"])
     assert (args.out, args.only) == ("x", ["planes9"])
     for group, commands in (("data", ("games", "label", "extend", "build", "info")),
-                            ("train", cli.TRAIN_COMMANDS),
+                            ("train", TRAIN_COMMANDS),
                             ("results", ("evaluators", "depth-cost", "tournament", "match",
                                          "recipe", "bayes", "bayes-matches", "mcts-matches",
                                          "mcts-head-to-head"))):

@@ -1,0 +1,73 @@
+"""The command line, ``python -m chesslab COMMAND ...``: every command in one place.
+
+    data     {games, label, extend, build, info}     training data (Stockfish games, labels)
+    train    {nets, bayes, bootstrap, selfplay}       models into data/models
+    results  {evaluators, depth-cost, tournament, match, recipe,
+              bayes, bayes-matches, mcts-matches, mcts-head-to-head}   data/results/*.json
+    match    --white SPEC --black SPEC --games N     a match, with a score and an Elo estimate
+    bestmove --fen FEN --player SPEC                 one search, its move and its line
+    figures  [--out DIR] [--only NAME ...]           every figure of figures/
+
+Each command parses its options, checks what it can before any work (numbers that make
+no sense, files that cannot be written) and calls plain functions of the modules that
+do the work. Errors are one line on stderr and exit status 2. The groups live in
+``cli.data``, ``cli.train``, ``cli.results`` and ``cli.play`` (match, bestmove,
+figures), with what they share in ``cli.common``; this module builds the parser.
+
+Older spellings still work and are not shown in the help: ``train NAME`` is
+``train nets NAME``, ``selfplay`` is ``train selfplay``, ``bootstrap`` is
+``train bootstrap`` and ``evaluate-models`` is ``results evaluators`` (the README, the
+notebooks and the results files that record the command that made them may name them).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from chesslab.cli.common import Parser
+from chesslab.cli.data import add_data
+from chesslab.cli.play import add_play
+from chesslab.cli.results import add_results
+from chesslab.cli.train import add_train
+from chesslab.players import EngineStopped
+
+#: The subcommands of ``train``.
+TRAIN_COMMANDS = ("nets", "bayes", "bootstrap", "selfplay")
+#: Old spellings -> new ones (``train NAME`` -> ``train nets NAME`` is handled apart).
+ALIASES = {"selfplay": ("train", "selfplay"), "bootstrap": ("train", "bootstrap"),
+           "evaluate-models": ("results", "evaluators")}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="python -m chesslab",
+                     description="chesslab: build, train and play chess AIs.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in (add_data, add_train, add_results, add_play):
+        add(sub)
+    return parser
+
+
+def new_spelling(argv) -> list:
+    """``argv`` with an old spelling of a command replaced by the new one."""
+    argv = list(argv)
+    if argv and argv[0] in ALIASES:
+        return [*ALIASES[argv[0]], *argv[1:]]
+    if argv[:1] == ["train"] and len(argv) > 1 and argv[1] not in TRAIN_COMMANDS \
+            and not argv[1].startswith("-"):
+        return ["train", "nets", *argv[1:]]                # train NAME ... (before: nets)
+    return argv
+
+
+def main(argv=None) -> int:
+    argv = new_spelling(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 1
+        args.command_line = " ".join(["python -m chesslab", *argv])
+        return int(args.func(args) or 0)
+    except (ValueError, FileNotFoundError, TypeError, EngineStopped) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,72 @@
+"""What every command shares: one-line errors, argument types, checks made before
+any work, and how results are written."""
+from __future__ import annotations
+
+import argparse
+
+from chesslab.files import check_writable, write_json_atomic
+from chesslab.games import DEFAULT_GAMES
+
+
+class Parser(argparse.ArgumentParser):
+    """A bad command line is one error line like any other, not a usage dump."""
+
+    def error(self, message):
+        raise ValueError(f"{message} (see {self.prog} --help)")
+
+
+def at_least(least: int):
+    """argparse type: a whole number of at least ``least``."""
+    def whole_number(text):
+        value = int(text)
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
+        return value
+    return whole_number
+
+
+def positive(text):
+    """argparse type: a number above 0."""
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value:g}")
+    return value
+
+
+def fraction(text):
+    """argparse type: a number strictly between 0 and 1."""
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value:g}")
+    return value
+
+
+COUNT = at_least(1)
+
+
+def check_outputs(args, **what):
+    """Fail before any work if an output file cannot be written: ``flag="what"``."""
+    for flag, name in what.items():
+        if getattr(args, flag, None):
+            check_writable(getattr(args, flag), name)
+
+
+def endings(terminations) -> str:
+    counts = {}
+    for ending in terminations:
+        counts[ending] = counts.get(ending, 0) + 1
+    return "endings: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+
+
+def write_result(path, data) -> int:
+    path = write_json_atomic(path, data, indent=1)
+    print(f"written to {path}")
+    return 0
+
+
+def game_sample_args(p):
+    """The options of ``bayes.game_sample``: which games, and how they are split."""
+    p.add_argument("--pgn", default=str(DEFAULT_GAMES), help="game records")
+    p.add_argument("--seed", type=int, default=0, help="of the split by game")
+    p.add_argument("--test-fraction", type=fraction, default=0.2,
+                   help="games held out (not trained on)")

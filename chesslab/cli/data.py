@@ -1,0 +1,141 @@
+"""``python -m chesslab data {games, label, extend, leaves, build, info}``: training data."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from chesslab.cli.common import COUNT, at_least, check_outputs, fraction
+from chesslab.data import (DEFAULT_DATASET, build_dataset, describe, extend_with_game_plies,
+                           load_dataset, save_dataset)
+from chesslab.games import DEFAULT_GAMES, generate_games
+from chesslab.leaves import extend_with_leaves
+
+
+def _data_games(args):
+    check_outputs(args, out_games="PGN file")
+    path = generate_games(args.count, args.out_games, args.seed, args.nodes, args.workers,
+                          max_plies=args.max_plies)
+    print(f"wrote {args.count} games to {path}")
+
+
+def _data_label(args):
+    check_outputs(args, out="dataset file", cache="label cache")
+    dataset = build_dataset(args.pgn, args.random, args.depth, args.every, args.workers,
+                            args.seed, cache=args.cache)
+    save_dataset(dataset, args.out)
+    print(json.dumps(describe(dataset), indent=1))
+
+
+def _grow_dataset(args, grow, what: str):
+    """Load --data, add rows with ``grow(dataset)``, save to --out (default: --data)."""
+    args.out = args.out or args.data or str(DEFAULT_DATASET)
+    check_outputs(args, out="dataset file", cache="label cache")
+    dataset = load_dataset(args.data)
+    before = len(dataset)
+    dataset = grow(dataset)
+    save_dataset(dataset, args.out)
+    print(f"added {len(dataset) - before} {what} labelled at depth {args.depth}")
+    print(json.dumps(describe(dataset), indent=1))
+
+
+def _data_extend(args):
+    _grow_dataset(args, lambda dataset: extend_with_game_plies(
+        dataset, args.pgn, args.depth, args.workers, args.seed, cache=args.cache), "positions")
+
+
+def _data_leaves(args):
+    _grow_dataset(args, lambda dataset: extend_with_leaves(
+        dataset, args.evaluators.split(","), args.roots, args.rate, args.search_depth,
+        args.depth, args.workers, args.seed, cache=args.cache), "search leaves")
+
+
+def _data_build(args):
+    check_outputs(args, out_games="PGN file", out="dataset file", cache="label cache")
+    _data_games(args)
+    args.pgn = [args.out_games]
+    _data_label(args)
+    if args.extra_depth:
+        extend = argparse.Namespace(**vars(args))
+        extend.data, extend.pgn, extend.depth = args.out, args.out_games, args.extra_depth
+        extend.cache = args.cache and f"{args.cache}.d{args.extra_depth}.npz"
+        _data_extend(extend)
+
+
+def _data_info(args):
+    print(json.dumps(describe(load_dataset(args.path)), indent=1))
+
+
+def add_data(sub):
+    data = sub.add_parser("data", help="make training data (games, labels)")
+    actions = data.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def game_args(p, flag):
+        p.add_argument("--count", type=COUNT, default=5000, help="games to play")
+        p.add_argument("--nodes", type=COUNT, default=1000, help="Stockfish nodes per move")
+        p.add_argument("--max-plies", type=COUNT, default=300,
+                       help="adjudicate a draw after this many plies")
+        p.add_argument(flag, dest="out_games", default=str(DEFAULT_GAMES),
+                       help="PGN file to write (.pgn.gz is gzipped)")
+
+    def label_args(p):
+        p.add_argument("--random", type=at_least(0), default=100_000,
+                       help="random positions")
+        p.add_argument("--depth", type=COUNT, default=10, help="Stockfish search depth")
+        p.add_argument("--every", type=at_least(0), default=8,
+                       help="also take every k-th ply of each game (0: the chapter's "
+                            "sample only)")
+        p.add_argument("--out", default=str(DEFAULT_DATASET), help=".npz file to write")
+        cache_arg(p)
+
+    def cache_arg(p):
+        p.add_argument("--cache", default=None,
+                       help="label cache (.npz): saved as labels come, reused on a rerun")
+
+    def common(p):
+        p.add_argument("--workers", type=COUNT, default=2, help="processes (one engine each)")
+        p.add_argument("--seed", type=int, default=0)
+
+    p = actions.add_parser("games", help="Stockfish self-play games at mixed strengths")
+    game_args(p, "--out")
+    common(p)
+    p.set_defaults(func=_data_games)
+    p = actions.add_parser("label", help="label game and random positions with Stockfish")
+    p.add_argument("--pgn", nargs="+", default=[str(DEFAULT_GAMES)], help="PGN files")
+    label_args(p)
+    common(p)
+    p.set_defaults(func=_data_label)
+    p = actions.add_parser("extend", help="add every ply of the training games, labelled "
+                                          "at a lower depth")
+    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
+    p.add_argument("--pgn", default=str(DEFAULT_GAMES),
+                   help="the PGN the dataset was built from")
+    p.add_argument("--depth", type=COUNT, default=8, help="Stockfish depth of the new labels")
+    p.add_argument("--out", default=None, help=".npz file to write (default: --data)")
+    cache_arg(p)
+    common(p)
+    p.set_defaults(func=_data_extend)
+    p = actions.add_parser("leaves", help="add the leaves of real searches from training "
+                                          "positions, labelled (run again after retraining)")
+    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
+    p.add_argument("--out", default=None, help=".npz file to write (default: --data)")
+    p.add_argument("--evaluators", default="nnue,pst",
+                   help="the evaluators whose searches are sampled, in turn (comma-separated)")
+    p.add_argument("--roots", type=COUNT, default=3000,
+                   help="training game positions to search from")
+    p.add_argument("--rate", type=fraction, default=0.03,
+                   help="the share of each search's leaves kept")
+    p.add_argument("--search-depth", type=COUNT, default=3, help="depth of those searches")
+    p.add_argument("--depth", type=COUNT, default=8, help="Stockfish depth of the labels")
+    cache_arg(p)
+    common(p)
+    p.set_defaults(func=_data_leaves)
+    p = actions.add_parser("build", help="regenerate the shipped games and dataset")
+    game_args(p, "--out-games")
+    label_args(p)
+    p.add_argument("--extra-depth", type=at_least(0), default=8,
+                   help="then add every ply of the training games at this depth (0: no)")
+    common(p)
+    p.set_defaults(func=_data_build)
+    p = actions.add_parser("info", help="summarise a dataset file")
+    p.add_argument("path", nargs="?", default=None)
+    p.set_defaults(func=_data_info)

@@ -1,0 +1,193 @@
+"""``python -m chesslab results ...``: the measured results in data/results, one command each."""
+from __future__ import annotations
+
+import time
+
+from chesslab import bayes, measure, results, training
+from chesslab.cli.common import COUNT, endings, game_sample_args, write_result
+from chesslab.files import MODELS_DIR, check_writable, write_json_atomic
+from chesslab.tournament import standings
+
+
+def _results_out(args, name: str):
+    """--out, else data/results/NAME.json; checked before any work."""
+    out = args.out or results.result_path(name)
+    check_writable(out, "results file")
+    return out
+
+
+def _results_evaluators(args):
+    out = _results_out(args, "evaluators")
+    table = training.results_table(args.names, training.load(args.data), args.models)
+    write_json_atomic(out, table, indent=1)
+    print(training.format_table(table))
+
+
+def _results_depth_cost(args):
+    data = results.measure_depth_cost(depths=tuple(range(1, args.max_depth + 1)),
+                                      evaluator=args.evaluator, progress=not args.quiet)
+    for row in data["rows"]:
+        print(f"{row['algorithm']:10s} depth {row['depth']}  {row['nodes']:9d} nodes  "
+              f"{row['seconds']:8.3f} s")
+    return write_result(results.result_path("depth_cost"), data)
+
+
+def _results_tournament(args):
+    data = results.run_tournament(args.players, games=args.games, seed=args.seed,
+                                  max_plies=args.max_plies, progress=not args.quiet)
+    for row in standings(data):
+        low, high = row["interval95"]
+        print(f"{row['player']:12s} score {row['score']:.2f} ({low:.2f}-{high:.2f})  "
+              f"Elo {row['elo']:+.0f}")
+    return write_result(results.result_path("tournament"), data)
+
+
+def _results_match(args):
+    entry = results.record_long_match(args.a, args.b, args.games, args.workers, args.seed,
+                                      args.max_plies,
+                                      None if args.resign_cp <= 0 else args.resign_cp)
+    print(entry["summary"])
+    print(endings(e for e, n in entry["endings"].items() for _ in range(n)))
+    print(f"{entry['seconds']:.0f} s; written to {results.result_path('matches')}")
+
+
+def _results_recipe(args):
+    return write_result(results.result_path("recipe"),
+                         results.measure_recipe(args.nets, sample=args.sample))
+
+
+def _results_bayes(args):
+    out = _results_out(args, "bayes_comparison")
+    start = time.perf_counter()
+    sample = bayes.game_sample(args.pgn, args.test_fraction, args.seed)
+    print(f"{len(sample.X)} positions (features in {time.perf_counter() - start:.1f} s); "
+          f"train {sample.info['train_positions']}, test {sample.info['test_positions']}")
+    data = {**bayes.measure(sample), "command": args.command_line}
+    print(f"{'model':76s} {'accuracy':>8s} {'log-loss':>8s}")
+    for row in data["table"]:
+        print(f"{row['model']:76s} {row['accuracy']:8.3f} {row['log_loss']:8.3f}")
+    for row in data["drop_one"]:
+        print(f"NB without {row['feature']:65s} {row['accuracy']:8.3f} {row['log_loss']:8.3f}")
+    return write_result(out, data)
+
+
+def _results_bayes_matches(args):
+    out = _results_out(args, "bayes_matches")
+    data = results.bayes_matches(args.player, args.opponents, args.games, args.chunk,
+                                 args.max_plies, args.workers)
+    for opponent, entry in data["matches"].items():
+        s = entry["summary"]
+        print(f"{args.player} vs {opponent}: +{s['wins']} ={s['draws']} -{s['losses']} in "
+              f"{s['games']} games, score {s['score']:.3f}")
+    return write_result(out, {**data, "command": args.command_line})
+
+
+def _results_mcts_matches(args):
+    out = _results_out(args, "mcts_matches")
+    results.mcts_matches(args.player, args.opponents, args.games, args.max_plies, args.seed,
+                         args.network, args.workers, out)
+    print(f"written to {out}")
+
+
+def _results_head_to_head(args):
+    out = _results_out(args, "mcts_head_to_head")
+    entry = results.mcts_head_to_head(args.a, args.b, args.simulations, args.games,
+                                      args.max_plies, args.workers, args.seed)
+    results.record_match(entry, out, results.HEAD_TO_HEAD_KEY)
+    print(entry["summary"], f"({entry['seconds']:.0f} s)")
+    print(f"written to {out}")
+
+
+def add_results(sub):
+    p = sub.add_parser("results", help="measure the results the figures and notebooks read "
+                                       "(data/results)")
+    which = p.add_subparsers(dest="which", metavar="WHICH", required=True)
+    max_plies = dict(type=COUNT, help="adjudicate a draw after this many half-moves")
+
+    q = which.add_parser("evaluators", help="the results table of the evaluators")
+    q.add_argument("names", nargs="*", default=list(training.TABLE_ROWS),
+                   help="evaluators (default: every row of the table in the registry)")
+    q.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
+    q.add_argument("--models", default=str(MODELS_DIR), help="folder of the model files")
+    q.add_argument("--out", default=None,
+                   help="where to write the table (default: data/results/evaluators.json)")
+    q.set_defaults(func=_results_evaluators)
+
+    q = which.add_parser("depth-cost", help="nodes and seconds vs depth (minimax, alpha-beta, "
+                                            "full)")
+    q.add_argument("--max-depth", type=COUNT, default=4)
+    q.add_argument("--evaluator", default="material")
+    q.add_argument("--quiet", action="store_true")
+    q.set_defaults(func=_results_depth_cost)
+
+    q = which.add_parser("tournament", help="round robin between evaluators")
+    q.add_argument("--players", nargs="+", default=list(results.TOURNAMENT_PLAYERS))
+    q.add_argument("--games", type=COUNT, default=4, help="games per pair (default 4)")
+    q.add_argument("--max-plies", default=300, **max_plies)
+    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--quiet", action="store_true")
+    q.set_defaults(func=_results_tournament)
+
+    q = which.add_parser("match", help="a long match from held-out openings, in parallel, "
+                                       "resumable")
+    q.add_argument("--a", required=True, help="player spec, e.g. nnue@1s")
+    q.add_argument("--b", required=True, help="player spec, e.g. pst@1s")
+    q.add_argument("--games", type=COUNT, default=100, help="an even number (default 100)")
+    q.add_argument("--workers", type=COUNT, default=2, help="games played at once")
+    q.add_argument("--max-plies", default=300, **max_plies)
+    q.add_argument("--resign-cp", type=float, default=1000,
+                   help="adjudicate a win once both engines' searches see one side this "
+                        "far ahead for 4 half-moves (default 1000; 0 turns it off)")
+    q.add_argument("--seed", type=int, default=0)
+    q.set_defaults(func=_results_match)
+
+    q = which.add_parser("recipe", help="train with each recipe step added in turn")
+    q.add_argument("--nets", nargs="+", default=list(results.RECIPE_NETS))
+    q.add_argument("--sample", type=COUNT, default=measure.SEARCH_SAMPLE,
+                   help=f"test positions searched per network (default "
+                        f"{measure.SEARCH_SAMPLE})")
+    q.set_defaults(func=_results_recipe)
+
+    q = which.add_parser("bayes", help="Naive Bayes against simple baselines, on the test "
+                                       "games")
+    game_sample_args(q)
+    q.add_argument("--out", default=None,
+                   help="default: data/results/bayes_comparison.json")
+    q.set_defaults(func=_results_bayes)
+
+    q = which.add_parser("bayes-matches", help="the Naive Bayes engine against random, "
+                                               "material and pst, resumable")
+    q.add_argument("--player", default="bayes:3")
+    q.add_argument("--opponents", nargs="+", default=["random", "material:3", "pst:3"])
+    q.add_argument("--games", type=COUNT, default=40, help="per opponent (default 40)")
+    q.add_argument("--chunk", type=COUNT, default=4, help="games per resumable chunk (even)")
+    q.add_argument("--max-plies", default=400, **max_plies)
+    q.add_argument("--workers", type=COUNT, default=1, help="chunks played at once")
+    q.add_argument("--out", default=None, help="default: data/results/bayes_matches.json")
+    q.set_defaults(func=_results_bayes_matches)
+
+    q = which.add_parser("mcts-matches", help="an MCTS player against the classic players, "
+                                              "one pairing at a time, resumable")
+    q.add_argument("--player", default="mcts:300")
+    q.add_argument("--opponents", nargs="+", default=["random", "material:2", "pst:3"])
+    q.add_argument("--games", type=COUNT, default=20, help="per opponent (default 20)")
+    q.add_argument("--max-plies", default=200, **max_plies)
+    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--network", default=None,
+                   help="policy-value network file (default: the shipped one)")
+    q.add_argument("--workers", type=COUNT, default=1, help="pairings played at once")
+    q.add_argument("--out", default=None, help="default: data/results/mcts_matches.json")
+    q.set_defaults(func=_results_mcts_matches)
+
+    q = which.add_parser("mcts-head-to-head", help="two policy-value networks, MCTS at the "
+                                                   "same simulations, resumable")
+    q.add_argument("--a", required=True, help="network file of the first player")
+    q.add_argument("--b", required=True, help="network file of the second player")
+    q.add_argument("--simulations", type=COUNT, default=300)
+    q.add_argument("--games", type=COUNT, default=64, help="an even number (default 64)")
+    q.add_argument("--max-plies", default=200, **max_plies)
+    q.add_argument("--workers", type=COUNT, default=2)
+    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--out", default=None,
+                   help="default: data/results/mcts_head_to_head.json")
+    q.set_defaults(func=_results_head_to_head)

@@ -1,0 +1,126 @@
+"""``python -m chesslab train {nets, bayes, bootstrap, selfplay}``: models into data/models."""
+from __future__ import annotations
+
+from chesslab import bayes, training
+from chesslab.bootstrap import bootstrap
+from chesslab.cli.common import COUNT, at_least, check_outputs, game_sample_args, positive
+from chesslab.files import MODELS_DIR, check_writable_dir
+from chesslab.selfplay import DEFAULTS as SELFPLAY_DEFAULTS
+from chesslab.selfplay import check_settings, train_selfplay
+
+
+def _train_nets(args):
+    names = list(training.NETS) if "all" in args.names else list(dict.fromkeys(args.names))
+    check_writable_dir(args.out, "--out folder")          # before the training, not after
+    overrides = {key: getattr(args, key) for key in
+                 ("epochs", "batch_size", "lr", "max_train", "patience")
+                 if getattr(args, key) is not None}
+    for result, path in training.train_and_save(names, args.data, args.out, args.full,
+                                                not args.quiet, **overrides):
+        print(f"{result.summary()}; wrote {path}")
+
+
+def _train_bayes(args):
+    check_outputs(args, out="model file")
+    sample = bayes.game_sample(args.pgn, args.test_fraction, args.seed)
+    path = bayes.train_shipped(sample, args.out, command=args.command_line)
+    print(f"{len(sample.X)} positions from {sample.info['train_games']} training and "
+          f"{sample.info['test_games']} test games; trained on "
+          f"{sample.info['train_positions']}; wrote {path}")
+
+
+def _train_bootstrap(args):
+    check_outputs(args, out="network file")                    # before the first epoch
+    bootstrap(args.out, args.pgn, args.games, args.every, args.epochs, args.channels,
+              args.blocks, seed=args.seed, labelled_only=args.labelled_only,
+              progress=lambda s: print(s, flush=True))
+
+
+def _train_selfplay(args):
+    overrides = {k: getattr(args, k) for k in
+                 ("games", "simulations", "piece", "gate_starts", "anchor", "value_target",
+                  "player", "starts", "workers", "lr", "epochs", "buffer")
+                 if getattr(args, k) is not None}
+    check_settings(args.kind, args.initial, **overrides)
+    check_writable_dir(args.workdir, "--workdir folder")   # before the first game
+    train_selfplay(args.workdir, args.kind, args.iterations, args.max_minutes,
+                   initial=args.initial, progress=lambda s: print(s, flush=True),
+                   seed=args.seed, **overrides)
+
+
+def add_train(sub):
+    train = sub.add_parser("train", help="train models into data/models (nets, bayes, "
+                                         "bootstrap, selfplay)")
+    kinds = train.add_subparsers(dest="kind_of_model", metavar="WHAT", required=True)
+
+    p = kinds.add_parser("nets", help="train evaluation networks (the thesis pipeline)")
+    p.add_argument("names", nargs="+", choices=[*training.NETS, "all"], metavar="NAME",
+                   help=f"one or more of {', '.join(training.NETS)}, or all")
+    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
+    p.add_argument("--out", default=str(MODELS_DIR), help="folder for NAME.json")
+    p.add_argument("--full", action="store_true", help="the long run (many more epochs)")
+    p.add_argument("--epochs", type=COUNT, default=None)
+    p.add_argument("--batch-size", type=COUNT, default=None)
+    p.add_argument("--lr", type=float, default=None)
+    p.add_argument("--patience", type=COUNT, default=None)
+    p.add_argument("--max-train", type=COUNT, default=None,
+                   help="train on this many training positions only")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=_train_nets)
+
+    p = kinds.add_parser("bayes", help="the Naive Bayes model (data/models/bayes.json) from "
+                                       "the game records")
+    game_sample_args(p)
+    p.add_argument("--out", default=str(bayes.MODEL_PATH), help="model file to write")
+    p.set_defaults(func=_train_bayes)
+
+    p = kinds.add_parser("bootstrap", help="supervised start of the full-game policy-value "
+                                           "net from the shipped game records")
+    p.add_argument("--out", required=True, help="network file (JSON); resumes if it exists")
+    p.add_argument("--pgn", default=None, help="game records (default: the shipped games)")
+    p.add_argument("--games", type=COUNT, default=400)
+    p.add_argument("--every", type=COUNT, default=2, help="keep every k-th position")
+    p.add_argument("--epochs", type=COUNT, default=3)
+    p.add_argument("--channels", type=COUNT, default=32)
+    p.add_argument("--blocks", type=COUNT, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--labelled-only", action="store_true",
+                   help="keep only positions with a Stockfish label in data/positions.npz")
+    p.set_defaults(func=_train_bootstrap)
+
+    p = kinds.add_parser("selfplay", help="AlphaZero-style self-play training (endgame "
+                                          "curriculum or full game), resumable")
+    p.add_argument("kind", choices=sorted(SELFPLAY_DEFAULTS))
+    p.add_argument("--workdir", required=True, help="folder for state.json, best.json, "
+                   "trainee.json (run again to continue)")
+    p.add_argument("--iterations", type=COUNT, default=5)
+    p.add_argument("--max-minutes", type=positive, default=None,
+                   help="stop after the iteration that passes this time")
+    p.add_argument("--initial", default=None, help="start from this network (full game)")
+    p.add_argument("--games", type=COUNT, default=None, help="self-play games per iteration")
+    p.add_argument("--simulations", type=COUNT, default=None, help="per move in self-play")
+    p.add_argument("--gate-starts", type=COUNT, default=None,
+                   help="arena openings (each played with both colours) for the 55%% gate")
+    p.add_argument("--anchor", type=at_least(0), default=None,
+                   help="full game: Stockfish-labelled positions mixed into every training "
+                        "pass")
+    p.add_argument("--value-target", choices=["z", "zq"], default=None,
+                   help="full game: the value learns the result z (AlphaZero) or the mean "
+                        "of z and the search's value q")
+    p.add_argument("--player", choices=["latest", "best"], default=None,
+                   help="which network plays the self-play games: the one in training "
+                        "(AlphaZero) or the gated best (AlphaGo Zero)")
+    p.add_argument("--starts", choices=["initial", "records"], default=None,
+                   help="full game: every game from the initial position, or every other "
+                        "one from a position of the shipped game records")
+    p.add_argument("--workers", type=COUNT, default=None,
+                   help="processes for the self-play and gate games (e.g. 2 on 2 cores)")
+    p.add_argument("--lr", type=positive, default=None, help="Adam step size")
+    p.add_argument("--epochs", type=COUNT, default=None,
+                   help="passes over the buffer per iteration")
+    p.add_argument("--buffer", type=COUNT, default=None,
+                   help="replay buffer capacity (positions)")
+    p.add_argument("--piece", choices=["Q", "R"], default=None,
+                   help="endgame: the strong side's extra piece (K+Q vs K or K+R vs K)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_train_selfplay)
