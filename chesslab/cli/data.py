@@ -91,6 +91,15 @@ def add_data(sub):
         p.add_argument("--cache", default=None,
                        help="label cache (.npz): saved as labels come, reused on a rerun")
 
+    def grow_args(p, depth_help):
+        """A command that adds labelled rows to a dataset file."""
+        p.add_argument("--data", default=None,
+                       help="dataset .npz (default: data/positions.npz)")
+        p.add_argument("--out", default=None, help=".npz file to write (default: --data)")
+        p.add_argument("--depth", type=COUNT, default=8, help=depth_help)
+        cache_arg(p)
+        common(p)
+
     def common(p):
         p.add_argument("--workers", type=COUNT, default=2, help="processes (one engine each)")
         p.add_argument("--seed", type=int, default=0)
@@ -106,18 +115,13 @@ def add_data(sub):
     p.set_defaults(func=_data_label)
     p = actions.add_parser("extend", help="add every ply of the training games, labelled "
                                           "at a lower depth")
-    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
+    grow_args(p, "Stockfish depth of the new labels")
     p.add_argument("--pgn", default=str(DEFAULT_GAMES),
                    help="the PGN the dataset was built from")
-    p.add_argument("--depth", type=COUNT, default=8, help="Stockfish depth of the new labels")
-    p.add_argument("--out", default=None, help=".npz file to write (default: --data)")
-    cache_arg(p)
-    common(p)
     p.set_defaults(func=_data_extend)
     p = actions.add_parser("leaves", help="add the leaves of real searches from training "
                                           "positions, labelled (run again after retraining)")
-    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
-    p.add_argument("--out", default=None, help=".npz file to write (default: --data)")
+    grow_args(p, "Stockfish depth of the labels")
     p.add_argument("--evaluators", default="nnue,pst",
                    help="the evaluators whose searches are sampled, in turn (comma-separated)")
     p.add_argument("--roots", type=COUNT, default=3000,
@@ -125,9 +129,6 @@ def add_data(sub):
     p.add_argument("--rate", type=fraction, default=0.03,
                    help="the share of each search's leaves kept")
     p.add_argument("--search-depth", type=COUNT, default=3, help="depth of those searches")
-    p.add_argument("--depth", type=COUNT, default=8, help="Stockfish depth of the labels")
-    cache_arg(p)
-    common(p)
     p.set_defaults(func=_data_leaves)
     p = actions.add_parser("build", help="regenerate the shipped games and dataset")
     game_args(p, "--out-games")

@@ -98,6 +98,13 @@ def _results_head_to_head(args):
     print(f"written to {out}")
 
 
+def opponents_args(q, player: str, opponents: list, games: int):
+    """One player against a list of opponents, ``games`` each."""
+    q.add_argument("--player", default=player)
+    q.add_argument("--opponents", nargs="+", default=opponents)
+    q.add_argument("--games", type=COUNT, default=games, help=f"per opponent (default {games})")
+
+
 def add_results(sub):
     p = sub.add_parser("results", help="measure the results the figures and notebooks read "
                                        "(data/results)")
@@ -157,9 +164,7 @@ def add_results(sub):
 
     q = which.add_parser("bayes-matches", help="the Naive Bayes engine against random, "
                                                "material and pst, resumable")
-    q.add_argument("--player", default="bayes:3")
-    q.add_argument("--opponents", nargs="+", default=["random", "material:3", "pst:3"])
-    q.add_argument("--games", type=COUNT, default=40, help="per opponent (default 40)")
+    opponents_args(q, "bayes:3", ["random", "material:3", "pst:3"], games=40)
     q.add_argument("--chunk", type=COUNT, default=4, help="games per resumable chunk (even)")
     q.add_argument("--max-plies", default=400, **max_plies)
     q.add_argument("--workers", type=COUNT, default=1, help="chunks played at once")
@@ -168,9 +173,7 @@ def add_results(sub):
 
     q = which.add_parser("mcts-matches", help="an MCTS player against the classic players, "
                                               "one pairing at a time, resumable")
-    q.add_argument("--player", default="mcts:300")
-    q.add_argument("--opponents", nargs="+", default=["random", "material:2", "pst:3"])
-    q.add_argument("--games", type=COUNT, default=20, help="per opponent (default 20)")
+    opponents_args(q, "mcts:300", ["random", "material:2", "pst:3"], games=20)
     q.add_argument("--max-plies", default=200, **max_plies)
     q.add_argument("--seed", type=int, default=0)
     q.add_argument("--network", default=None,
