@@ -21,9 +21,8 @@ import chess.svg
 import ipywidgets as widgets
 
 from chesslab.evaluation import load_evaluator
-from chesslab.play import (HUMAN, PROMOTION_PIECES, GameController, default_ai, draw_sides,
-                           format_score, STOCKFISH_SECONDS, STOCKFISH_SKILL,
-                           stockfish_spec)
+from chesslab.play import (HUMAN, PROMOTION_PIECES, STOCKFISH_SECONDS, GameController,
+                           default_ai, draw_sides, format_score, stockfish_spec)
 from chesslab.play_controls import (SideSelector, StockfishLevel, engine_names,
                                     explanation_html, split_spec, white_share)
 from chesslab.scores import result_score

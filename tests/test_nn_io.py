@@ -81,8 +81,8 @@ def test_non_finite_weights_are_refused_with_file_and_key(tmp_path, ann_doc, num
     doc = dict(ann_doc, bias2=[0.0] * 63 + ["HERE"])
     path = tmp_path / "damaged.json"
     path.write_text(json.dumps(doc).replace('"HERE"', number))   # as a damaged file has it
-    with pytest.raises(ValueError, match=rf"damaged.json: bias2 holds a non-finite number "
-                                         rf"at index \[63\]"):
+    with pytest.raises(ValueError, match=r"damaged.json: bias2 holds a non-finite number "
+                                         r"at index \[63\]"):
         nn.load_model(path)
 
 

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from chesslab.encoding import piece_square_indices
-from chesslab.evaluation import NetworkEvaluator
 from chesslab.nn import linear_pst_net, nnue_net
 from chesslab.nnue import LinearPSTEvaluator, NNUEEvaluator, move_changes
 from chesslab.search import search
