@@ -86,9 +86,9 @@ def side_player(spec, seed: int = 0):
         raise TypeError(f"a player is 'human', a spec string like 'pst:3' or an object "
                         f"with choose_move(board); got {type(spec).__name__}")
     player = make_player(spec, seed=seed)
-    options = getattr(player, "options", None)
-    if isinstance(options, dict):
-        options.setdefault("multipv", CANDIDATES)
+    searcher = getattr(player, "searcher", None)
+    if searcher is not None:
+        searcher.multipv = max(searcher.multipv, CANDIDATES)
     return player
 
 

@@ -7,7 +7,7 @@ import chess.pgn
 import pytest
 
 from chesslab import play
-from chesslab.play import GameController, GameOver, draw_sides
+from chesslab.play import CANDIDATES, GameController, GameOver, draw_sides, side_player
 from scripted_players import FirstMove
 
 FOOLS_MATE = ["f3", "e5", "g4"]           # then Qh4#
@@ -373,3 +373,13 @@ def test_stockfish_plays_at_the_chosen_level():
         for player in game.players.values():
             if player is not None:
                 player.close()
+
+
+def test_a_search_player_of_the_boards_scores_its_best_candidates_exactly():
+    # the explanation panel lists CANDIDATES moves: the search must keep that many exact
+    player = side_player("pst:2")
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    move = player.choose_move(board)
+    scored = player.last_result.root_moves
+    assert len(scored) >= CANDIDATES and scored[0][0] == move
+    assert [s for _, s in scored] == sorted((s for _, s in scored), reverse=True)
