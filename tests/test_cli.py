@@ -1,5 +1,6 @@
 """cli: one parser for every command, the old spellings, and small runs into tmp_path."""
 import gzip
+import json
 
 import pytest
 
@@ -137,3 +138,15 @@ def test_results_mcts_head_to_head(tmp_path, monkeypatch):
     assert (entry["a"], entry["b"], entry["games"]) == (a.name, b.name, 2)
     assert entry["wins"] + entry["draws"] + entry["losses"] == 2
     assert entry["after_iterations"] == 3 and len(entry["ci95"]) == 2
+
+
+def test_results_depth_cost_writes_where_out_says(tmp_path, capsys):
+    shipped = results.result_path("depth_cost")
+    before = shipped.read_bytes() if shipped.exists() else None
+    out = tmp_path / "mine.json"
+    assert main(["results", "depth-cost", "--max-depth", "1", "--quiet", "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert {r["algorithm"] for r in rows} == {"minimax", "alphabeta", "full"}
+    assert all(r["depth"] == 1 and r["nodes"] > 0 for r in rows)
+    assert (shipped.read_bytes() if shipped.exists() else None) == before
+    assert str(out) in capsys.readouterr().out

@@ -24,36 +24,39 @@ def _results_evaluators(args):
 
 
 def _results_depth_cost(args):
+    out = _results_out(args, "depth_cost")
     data = results.measure_depth_cost(depths=tuple(range(1, args.max_depth + 1)),
                                       evaluator=args.evaluator, progress=not args.quiet)
     for row in data["rows"]:
         print(f"{row['algorithm']:10s} depth {row['depth']}  {row['nodes']:9d} nodes  "
               f"{row['seconds']:8.3f} s")
-    return write_result(results.result_path("depth_cost"), data)
+    return write_result(out, data)
 
 
 def _results_tournament(args):
+    out = _results_out(args, "tournament")
     data = results.run_tournament(args.players, games=args.games, seed=args.seed,
                                   max_plies=args.max_plies, progress=not args.quiet)
     for row in standings(data):
         low, high = row["interval95"]
         print(f"{row['player']:12s} score {row['score']:.2f} ({low:.2f}-{high:.2f})  "
               f"Elo {row['elo']:+.0f}")
-    return write_result(results.result_path("tournament"), data)
+    return write_result(out, data)
 
 
 def _results_match(args):
+    out = _results_out(args, "matches")
     entry = results.record_long_match(args.a, args.b, args.games, args.workers, args.seed,
                                       args.max_plies,
-                                      None if args.resign_cp <= 0 else args.resign_cp)
+                                      None if args.resign_cp <= 0 else args.resign_cp, out)
     print(entry["summary"])
     print(endings(e for e, n in entry["endings"].items() for _ in range(n)))
-    print(f"{entry['seconds']:.0f} s; written to {results.result_path('matches')}")
+    print(f"{entry['seconds']:.0f} s; written to {out}")
 
 
 def _results_recipe(args):
-    return write_result(results.result_path("recipe"),
-                         results.measure_recipe(args.nets, sample=args.sample))
+    out = _results_out(args, "recipe")
+    return write_result(out, results.measure_recipe(args.nets, sample=args.sample))
 
 
 def _results_bayes(args):
@@ -125,6 +128,7 @@ def add_results(sub):
     q.add_argument("--max-depth", type=COUNT, default=4)
     q.add_argument("--evaluator", default="material")
     q.add_argument("--quiet", action="store_true")
+    q.add_argument("--out", default=None, help="default: data/results/depth_cost.json")
     q.set_defaults(func=_results_depth_cost)
 
     q = which.add_parser("tournament", help="round robin between evaluators")
@@ -133,6 +137,7 @@ def add_results(sub):
     q.add_argument("--max-plies", default=300, **max_plies)
     q.add_argument("--seed", type=int, default=0)
     q.add_argument("--quiet", action="store_true")
+    q.add_argument("--out", default=None, help="default: data/results/tournament.json")
     q.set_defaults(func=_results_tournament)
 
     q = which.add_parser("match", help="a long match from held-out openings, in parallel, "
@@ -146,6 +151,8 @@ def add_results(sub):
                    help="adjudicate a win once both engines' searches see one side this "
                         "far ahead for 4 half-moves (default 1000; 0 turns it off)")
     q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--out", default=None,
+                   help="the file the match is added to (default: data/results/matches.json)")
     q.set_defaults(func=_results_match)
 
     q = which.add_parser("recipe", help="train with each recipe step added in turn")
@@ -153,6 +160,7 @@ def add_results(sub):
     q.add_argument("--sample", type=COUNT, default=measure.SEARCH_SAMPLE,
                    help=f"test positions searched per network (default "
                         f"{measure.SEARCH_SAMPLE})")
+    q.add_argument("--out", default=None, help="default: data/results/recipe.json")
     q.set_defaults(func=_results_recipe)
 
     q = which.add_parser("bayes", help="Naive Bayes against simple baselines, on the test "
