@@ -224,7 +224,7 @@ def _quiet_trees(count, seed, depth):
     found = []
     for board in _boards(count * 3, seed):
         tree = GameTree(board, material, depth)
-        if all(n.ply == depth for n in tree._nodes(tree.root) if not n.children):
+        if all(n.ply == depth for n in tree.nodes() if not n.children):
             found.append((board, depth, tree))
         if len(found) == count:
             break
@@ -288,10 +288,10 @@ def check_alphabeta(fn, cases: int = 12, seed: int = 4, show=True) -> CheckResul
         mine = fn(board.copy(), depth, -math.inf, math.inf, counting)
         if mine != want:
             return f"depth {depth}, full window: you return {mine}, expected {want} in {board.fen()}"
-        leaves = sum(1 for n in tree._nodes(tree.root) if n.visited and not n.children)
+        leaves = sum(1 for n in tree.nodes() if n.visited and not n.children)
         if len(calls) != leaves:
             return (f"depth {depth}: you evaluate {len(calls)} leaves, alpha-beta needs "
-                    f"{leaves} (minimax: {sum(1 for n in tree._nodes(tree.root) if not n.children)})"
+                    f"{leaves} (minimax: {sum(1 for n in tree.nodes() if not n.children)})"
                     f" in {board.fen()}")
         for alpha, beta in ((want - 50, want + 50), (want + 1, want + 200), (want - 200, want - 1)):
             got = fn(board.copy(), depth, alpha, beta, evaluate)

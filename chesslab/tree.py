@@ -154,13 +154,15 @@ class GameTree:
         mark(self.root, True)
         visit(self.root, -math.inf, math.inf)
         best = next(c for c in self.root.children if c.value == self.root.value)
-        visited = sum(1 for _ in self._nodes(self.root) if _.visited)
+        visited = sum(1 for node in self.nodes() if node.visited)
         return best.move, visited
 
-    def _nodes(self, node):
+    def nodes(self, node=None):
+        """Every node of the subtree under ``node`` (default: the whole tree), root first."""
+        node = self.root if node is None else node
         yield node
         for child in node.children:
-            yield from self._nodes(child)
+            yield from self.nodes(child)
 
     # ------------------------------------------------------------ reuse
     def advance(self, *moves: chess.Move) -> bool:

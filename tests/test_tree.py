@@ -79,3 +79,11 @@ def test_alphabeta_over_the_tree_equals_minimax_and_skips_nodes(fen):
     assert (ab_move, tree.root.value) == (move, value)
     assert visited < tree.size() / 2
     assert any(not c.visited for c in tree.root.children[0].children) or visited < tree.size()
+
+
+def test_nodes_walks_every_node_root_first():
+    tree = GameTree(chess.Board("4k3/8/8/3q4/8/2N5/8/4K3 w - - 0 1"), MaterialEvaluator(), 2)
+    nodes = list(tree.nodes())
+    assert nodes[0] is tree.root and len(nodes) == tree.size()
+    child = tree.root.children[0]
+    assert list(tree.nodes(child)) == [child, *child.children]
