@@ -104,6 +104,7 @@ class TrainConfig:
     extra_plies: bool = False        # also the lower-depth labels of every game ply
     leaves: bool = False             # also the labelled leaves of searches (data leaves)
     wdl_scale: float = 400.0         # target="wdl": sigmoid(cp / wdl_scale)
+    weight_decay: float = 0.0        # AdamW's decoupled weight decay (0: plain Adam)
 
     def __post_init__(self):
         """Refuse settings that cannot train (0 epochs would save an untrained net)."""
@@ -114,6 +115,9 @@ class TrainConfig:
                 raise ValueError(f"{key} must be a whole number of at least 1, got {value!r}")
         if self.lr is not None and not self.lr >= 0:      # 0 freezes the weights (tests)
             raise ValueError(f"the learning rate cannot be negative, got {self.lr!r}")
+        if not self.weight_decay >= 0:
+            raise ValueError(f"the weight decay cannot be negative, got {self.weight_decay!r}"
+                             f"; 0 turns it off")
 
 
 @dataclass
@@ -222,7 +226,8 @@ def fit(model, train_xy, val_xy, config: TrainConfig = None, progress: bool = Tr
     y = training_target(cp, kind, config.wdl_scale).astype(np.float32).reshape(-1, 1)
     y_val = training_target(cp_val, kind, config.wdl_scale).astype(np.float32).reshape(-1, 1)
     rng = np.random.default_rng(config.seed)
-    optimizer = Adam(config.lr if config.lr is not None else model.learning_rate or 0.001)
+    optimizer = Adam(config.lr if config.lr is not None else model.learning_rate or 0.001,
+                     weight_decay=config.weight_decay)
     history = History()
     best, best_state, wait, plateau = np.inf, _state(model), 0, 0
     start = time.perf_counter()

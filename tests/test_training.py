@@ -93,6 +93,20 @@ def test_stops_when_accuracy_is_acceptable_or_patience_runs_out(tiny):
     assert h.best_epoch == 1
 
 
+def test_weight_decay_reaches_the_optimiser_and_shrinks_the_weights(tiny):
+    train, val, _ = training.split(tiny)
+    data = [(training.encode_dataset(d, "thesis64"), d.cp) for d in (train, val)]
+    norms = {}
+    for decay in (0.0, 50.0):
+        model = ANN.from_topology([64, 8, 1], seed=1)
+        config = training.TrainConfig(epochs=2, batch_size=32, patience=5, weight_decay=decay,
+                                      target_accuracy=1.1)
+        training.fit(model, *data, config, progress=False)
+        norms[decay] = sum(float(np.sum(p ** 2)) for n, p, _ in model.parameters()
+                           if n.endswith("W"))
+    assert norms[50.0] < 0.5 * norms[0.0]
+
+
 def test_save_load_round_trip_keeps_scores_and_history(tiny, tmp_path):
     config = training.TrainConfig(epochs=2, batch_size=64)
     result = training.train_net("cnn", tiny, config, progress=False)
@@ -122,7 +136,8 @@ def test_board_never_changes_when_encoded(tiny):
 
 
 @pytest.mark.parametrize("setting", [dict(epochs=0), dict(batch_size=0), dict(patience=0),
-                                     dict(max_train=0), dict(lr=-0.1), dict(epochs=2.5)])
+                                     dict(max_train=0), dict(lr=-0.1), dict(epochs=2.5),
+                                     dict(weight_decay=-0.01)])
 def test_settings_that_cannot_train_are_refused(setting):
     with pytest.raises(ValueError, match="at least 1|cannot be negative"):
         training.TrainConfig(**setting)

@@ -13,7 +13,7 @@ def _train_nets(args):
     names = list(training.NETS) if "all" in args.names else list(dict.fromkeys(args.names))
     check_writable_dir(args.out, "--out folder")          # before the training, not after
     overrides = {key: getattr(args, key) for key in
-                 ("epochs", "batch_size", "lr", "max_train", "patience")
+                 ("epochs", "batch_size", "lr", "max_train", "patience", "weight_decay")
                  if getattr(args, key) is not None}
     for result, path in training.train_and_save(names, args.data, args.out, args.full,
                                                 not args.quiet, **overrides):
@@ -62,6 +62,8 @@ def add_train(sub):
     p.add_argument("--epochs", type=COUNT, default=None)
     p.add_argument("--batch-size", type=COUNT, default=None)
     p.add_argument("--lr", type=float, default=None)
+    p.add_argument("--weight-decay", type=float, default=None,
+                   help="AdamW's decoupled weight decay (0: plain Adam)")
     p.add_argument("--patience", type=COUNT, default=None)
     p.add_argument("--max-train", type=COUNT, default=None,
                    help="train on this many training positions only")

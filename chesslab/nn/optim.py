@@ -47,16 +47,28 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam: per-parameter step sizes from running averages of g and g**2."""
+    """Adam: per-parameter step sizes from running averages of g and g**2.
+
+    ``weight_decay`` > 0 makes it AdamW: every weight matrix (not the biases) shrinks by
+    ``lr * weight_decay`` of itself each step, apart from the gradient's adaptive step
+    (an L2 term inside the gradient would be rescaled by Adam and decay rarely seen
+    inputs, such as a piece on an unusual square, hardest).
+    """
 
     def __init__(self, lr: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
-                 eps: float = 1e-8):
+                 eps: float = 1e-8, weight_decay: float = 0.0):
         super().__init__(lr)
         self.beta1, self.beta2, self.eps = beta1, beta2, eps
+        self.weight_decay = weight_decay
         self.t = 0
 
     def step(self, model):
         self.t += 1
+        if self.weight_decay:
+            shrink = 1.0 - self.lr * self.weight_decay
+            for name, param, _ in model.parameters():
+                if name.endswith("W"):
+                    param *= shrink
         super().step(model)
 
     def new_state(self, param):
