@@ -85,6 +85,17 @@ def test_scores_interval_and_elo():
     assert r.elo_error > 0
 
 
+def test_a_clean_sweep_reports_the_elo_its_interval_proves():
+    sweep = MatchResult("a", "b", wins=20, draws=0, losses=0)
+    low, high = sweep.score_interval()
+    assert high == pytest.approx(1.0) and 0.8 < low < 0.9
+    text = sweep.summary()
+    assert f"at least {elo_difference(low):+.0f} at 95%" in text and "+inf" in text
+    lost = MatchResult("a", "b", wins=0, draws=0, losses=4).summary()
+    assert "every game lost: at most -" in lost
+    assert "every game" not in MatchResult("a", "b", wins=3, draws=1, losses=0).summary()
+
+
 def test_match_alternates_colours_and_writes_pgn(tmp_path):
     path = tmp_path / "m.pgn"
     result = match("alphabeta:1", "random", games=4, max_plies=30, progress=False,

@@ -143,9 +143,10 @@ def plot_results(rows, ax=None, title=None):
     ax.set_yticks(y, labels)
     ax.set_xlabel("games")
     ax.set_xlim(0, max(left + [1]) * 1.4)
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
+    # the legend above the bars: at the right it would cover the longest bar's score
+    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncol=3, fontsize=8, frameon=False)
     if title:
-        ax.set_title(title)
+        ax.set_title(title, pad=20)
     return ax
 
 
