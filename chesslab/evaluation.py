@@ -96,7 +96,7 @@ EVALUATORS = {e.name: e for e in (
                   in_table=True),
     _net("nnue", NNUEEvaluator, "NNUE, 768 piece-square features per side",
          "piece_square", lambda seed: nnue_net(128, 32, seed),
-         dict(epochs=80, patience=8, lr_patience=3, leaves=True),
+         dict(epochs=80, patience=8, lr_patience=3, leaves=True, weight_decay=0.1),
          perspective="side_to_move"),
     _net("linear", LinearPSTEvaluator, "learned piece-square tables", "piece_square_mover",
          linear_pst_net, dict(epochs=40, patience=6, lr_patience=2),

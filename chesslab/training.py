@@ -40,7 +40,10 @@ what each step buys), one ``TrainConfig`` switch each:
 * ``leaves=True``: also train on the leaves of real searches from training positions,
   labelled by Stockfish (``python -m chesslab data leaves``, ``chesslab.leaves``): the
   positions a search asks the evaluation about, where its errors get exploited;
-* more epochs with the learning rate halved on plateaus (``epochs``, ``lr_patience``).
+* more epochs with the learning rate halved on plateaus (``epochs``, ``lr_patience``);
+* ``weight_decay`` (the nnue: 0.1): AdamW shrinks every weight a little each step. The
+  nnue has 107,000 weights and its training loss fell to half its validation loss
+  without it; with it the validation loss fell from 0.0075 to 0.0068 on the same data.
 
 How a trained net is measured: ``chesslab.measure``; the recipe's data steps:
 ``chesslab.recipe``; what each step buys: ``chesslab.results.measure_recipe``.
