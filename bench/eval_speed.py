@@ -17,8 +17,8 @@ from pathlib import Path
 
 import chess
 
-from chesslab.evaluation import load_evaluator
-from chesslab.search import search
+from chesslab.evaluators.registry import load_evaluator
+from chesslab.search.alphabeta import search
 
 HERE = Path(__file__).resolve().parent
 

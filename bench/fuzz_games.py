@@ -5,13 +5,13 @@
 Game k draws (from its own seeded generator) two player specs, a start position (the
 initial one, an odd FEN from ``ODD_STARTS``, a position after repeated moves, or a
 random walk), a move cap and, in a third of the games, the resign rule (300 cp), and
-plays ``chesslab.arena.play_game``. It counts:
+plays ``chesslab.matches.match.play_game``. It counts:
 
 * **illegal moves**: a player answered with a move that is not legal, or changed the
   board it was handed;
 * **crashes**: any other exception while making the players or playing the game;
 * **hangs**: one move took longer than ``--hang-seconds`` (the move is interrupted);
-* **wrong results**: the PGN's Result/Termination disagree with ``chesslab.game.outcome``
+* **wrong results**: the PGN's Result/Termination disagree with ``chesslab.board.game.outcome``
   of the final board (or, for an unfinished game, it was not stopped exactly at the
   move cap as a draw, or adjudicated for the side its searches did not favour), or the
   PGN does not round-trip: written with
@@ -38,11 +38,11 @@ from pathlib import Path
 
 import chess
 
-from chesslab.arena import play_game, save_pgn
-from chesslab.games import read_games
-from chesslab.game import TERMINATION, outcome
-from chesslab.players import Player, make_player
-from chesslab.stockfish import find_stockfish
+from chesslab.matches.match import play_game, save_pgn
+from chesslab.datasets.records import read_games
+from chesslab.board.game import TERMINATION, outcome
+from chesslab.matches.players import Player, make_player
+from chesslab.base.stockfish import find_stockfish
 
 #: Player kinds, at fast settings: every kind make_player knows.
 FAST_PLAYERS = [

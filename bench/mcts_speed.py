@@ -13,8 +13,8 @@ import time
 
 import chess
 
-from chesslab.mcts import DEFAULT_MODEL, MCTS
-from chesslab.policy_value import PolicyValueNet, load_policy_value
+from chesslab.search.mcts import DEFAULT_MODEL, MCTS
+from chesslab.evaluators.policy_value import PolicyValueNet, load_policy_value
 
 POSITIONS = [
     chess.STARTING_FEN,

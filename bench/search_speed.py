@@ -32,9 +32,9 @@ from pathlib import Path
 import chess
 import numpy as np
 
-from chesslab.evaluation import Evaluator, load_evaluator
-from chesslab.players import make_player
-from chesslab.search import search
+from chesslab.evaluators.registry import Evaluator, load_evaluator
+from chesslab.matches.players import make_player
+from chesslab.search.alphabeta import search
 
 HERE = Path(__file__).resolve().parent
 
@@ -103,7 +103,7 @@ class ConvNetStandIn(Evaluator):
         self.net = conv_net(conv_size=16, conv_depth=2, seed=seed)
 
     def evaluate_batch(self, boards):
-        from chesslab.encoding import planes14_batch
+        from chesslab.board.encoding import planes14_batch
         boards = list(boards)
         # Chunks of 8: measured here, chesslab.nn's conv forward takes 0.45 ms for 8
         # boards but ~50 ms for 35 (a cliff in the layer code, reported upstream).
@@ -179,7 +179,7 @@ def bench_ablation(args):
     """The suite with each switch of the full search flipped in turn (off, or on for
     razoring, which is off by default). keep_tt and keep_history act between the moves
     of a game, and a time or node budget always deepens iteratively: not listed."""
-    from chesslab.search import SWITCHES, Searcher
+    from chesslab.search.alphabeta import SWITCHES, Searcher
 
     items = read_epd(args.file)[:args.limit]
     evaluator = load_evaluator(args.evaluator)

@@ -3,8 +3,8 @@ import random
 
 import pytest
 
-from chesslab.data import make_dataset, random_board
-from chesslab.handwritten import material_balance
+from chesslab.datasets.positions import make_dataset, random_board
+from chesslab.evaluators.handwritten import material_balance
 
 
 def _material_dataset(n=400, seed=3):

@@ -1,7 +1,7 @@
 """The mark for tests that need a Stockfish binary: they skip, saying how to install it."""
 import pytest
 
-from chesslab.stockfish import find_stockfish
+from chesslab.base.stockfish import find_stockfish
 
 needs_stockfish = pytest.mark.skipif(
     find_stockfish(required=False) is None,

@@ -6,8 +6,8 @@ import chess.pgn
 import pytest
 
 from chesslab.__main__ import main
-from chesslab.arena import MatchResult, elo_difference, match, play_game
-from chesslab.players import Player, make_player
+from chesslab.matches.match import MatchResult, elo_difference, match, play_game
+from chesslab.matches.players import Player, make_player
 
 
 class BoardGuard(Player):
@@ -134,7 +134,7 @@ def test_senseless_match_settings_are_refused():
 
 
 def test_unwritable_pgn_destination_fails_before_the_first_game(tmp_path, monkeypatch, capsys):
-    import chesslab.arena as arena
+    import chesslab.matches.match as arena
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     played = []
@@ -154,9 +154,9 @@ def test_engine_killed_mid_match_keeps_the_finished_games(tmp_path, monkeypatch,
     import os
     import signal
 
-    import chesslab.arena as arena
-    from chesslab.stockfish import find_stockfish
-    from chesslab.players import EngineStopped
+    import chesslab.matches.match as arena
+    from chesslab.base.stockfish import find_stockfish
+    from chesslab.matches.players import EngineStopped
     if find_stockfish(required=False) is None:
         pytest.skip("Stockfish not installed")
     real_play_game, started = arena.play_game, []

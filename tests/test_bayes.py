@@ -8,11 +8,11 @@ import chess.pgn
 import numpy as np
 import pytest
 
-from chesslab import bayes
-from chesslab.bayes import CLASSES, BayesEvaluator, GaussianNB, load_bayes, save_bayes
-from chesslab.evaluation import load_evaluator
-from chesslab.features import FEATURE_NAMES, features_batch
-from chesslab.games import read_games, sample_plies
+from chesslab.evaluators import bayes
+from chesslab.evaluators.bayes import CLASSES, BayesEvaluator, GaussianNB, load_bayes, save_bayes
+from chesslab.evaluators.registry import load_evaluator
+from chesslab.evaluators.features import FEATURE_NAMES, features_batch
+from chesslab.datasets.records import read_games, sample_plies
 
 # A 2-feature toy set: class "a" = (0,0), (2,2); class "b" = (4,1), (6,3), (5,5).
 TOY_X = np.array([[0, 0], [2, 2], [4, 1], [6, 3], [5, 5]], dtype=float)

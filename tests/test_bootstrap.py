@@ -1,4 +1,4 @@
-"""chesslab.bootstrap: the supervised start of the policy-value network from game records
+"""chesslab.training.pretraining: the supervised start of the policy-value network from game records
 (the code that trained the shipped network): training rows, the held-out split, a
 resumable run."""
 import io
@@ -9,10 +9,10 @@ import chess.pgn
 import numpy as np
 import pytest
 
-from chesslab import bootstrap as bootstrap_module
-from chesslab.bootstrap import bootstrap, game_samples, split_games
-from chesslab.data import position_key
-from chesslab.encoding import move_to_index
+from chesslab.training import pretraining as bootstrap_module
+from chesslab.training.pretraining import bootstrap, game_samples, split_games
+from chesslab.datasets.positions import position_key
+from chesslab.board.encoding import move_to_index
 
 SCHOLARS_MATE = '[Result "1-0"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n'
 UNFINISHED = '[Result "*"]\n\n1. d4 d5 *\n'

@@ -4,14 +4,14 @@ import json
 
 import pytest
 
-from chesslab import results
-from chesslab.cli import play as cli_play
+from chesslab.experiments import results
+from chesslab.cli import match as cli_match
 from chesslab.cli import train as cli_train
 from chesslab.__main__ import main as main_from_dunder_main
 from chesslab.cli import TRAIN_COMMANDS, build_parser, main, new_spelling
-from chesslab.evaluation import load_evaluator
-from chesslab.files import MODELS_DIR, file_tag, read_json
-from chesslab.games import DEFAULT_GAMES
+from chesslab.evaluators.registry import load_evaluator
+from chesslab.base.files import MODELS_DIR, file_tag, read_json
+from chesslab.datasets.records import DEFAULT_GAMES
 
 
 def test_python_dash_m_chesslab_runs_the_cli():
@@ -39,7 +39,7 @@ def test_the_commands_and_their_groups(capsys):
     assert (args.white, args.black, args.games) == ("pst:1", "random", 4)
     args = parser.parse_args(["bestmove", "--fen", "8/8/8/8/8/8/8/K1k5 w - - 0 1",
                               "--player", "pst:2"])
-    assert args.func is cli_play._bestmove
+    assert args.func is cli_match._bestmove
     args = parser.parse_args(["figures", "--out", "x", "--only", "planes9"])
     assert (args.out, args.only) == ("x", ["planes9"])
     for group, commands in (("data", ("games", "label", "extend", "build", "info")),

@@ -1,7 +1,7 @@
 """The clock: when iterative deepening stops, and which limits make sense."""
 import pytest
 
-from chesslab.clock import Clock, OutOfTime, check_limits
+from chesslab.search.clock import Clock, OutOfTime, check_limits
 
 
 def test_node_budget_stops_new_iterations_at_half_and_a_started_one_at_the_limit():

@@ -7,9 +7,10 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab import data, games
+from chesslab.datasets import positions as data
+from chesslab.datasets import records as games
 from chesslab.__main__ import main
-from chesslab.scores import LABEL_MATE_CP
+from chesslab.board.scores import LABEL_MATE_CP
 from needs_stockfish import needs_stockfish
 
 

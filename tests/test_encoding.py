@@ -5,7 +5,7 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab import encoding as enc
+from chesslab.board import encoding as enc
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 PROMO_FEN = "1n2k3/P1P5/8/8/8/8/5p1p/K5N1 w - - 0 1"   # both sides can promote, with captures

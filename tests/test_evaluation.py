@@ -3,11 +3,12 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab import evaluation, files
-from chesslab.evaluation import (EVALUATORS, KINDS, Evaluator, available_evaluators,
+from chesslab.evaluators import registry as evaluation
+from chesslab.base import files
+from chesslab.evaluators.registry import (EVALUATORS, KINDS, Evaluator, available_evaluators,
                                  is_available, load_evaluator, register_evaluator)
-from chesslab.handwritten import MaterialEvaluator
-from chesslab.networks import ENCODINGS
+from chesslab.evaluators.handwritten import MaterialEvaluator
+from chesslab.evaluators.neural import ENCODINGS
 
 
 #: Positions with both sides to move, castling rights, en passant, few and many pieces.
@@ -86,7 +87,7 @@ def test_a_model_file_is_read_once_and_every_load_is_a_fresh_copy(monkeypatch):
 
 def test_another_model_file_and_your_own_evaluator(tmp_path, monkeypatch):
     from chesslab.nn import thesis_cnn
-    from chesslab.training import save
+    from chesslab.training.pipeline import save
     path = save(thesis_cnn(seed=5, in_channels=14), tmp_path / "mine.json", "planes14", "tanh",
                 evaluator="cnn")
     mine = load_evaluator("cnn", model=path)

@@ -5,8 +5,12 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab import arena, encoding, exercises, games, nn
-from chesslab.encoding import thesis_vector
+from chesslab.matches import match as arena
+from chesslab.board import encoding
+from chesslab.course import exercises
+from chesslab.datasets import records as games
+from chesslab import nn
+from chesslab.board.encoding import thesis_vector
 from chesslab.nn import conv2d_naive
 
 

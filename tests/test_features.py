@@ -5,7 +5,7 @@ import pytest
 
 import random
 
-from chesslab.features import (FEATURE_NAMES, KNIGHT_TABLE, StandardScaler,
+from chesslab.evaluators.features import (FEATURE_NAMES, KNIGHT_TABLE, StandardScaler,
                                count_legal_moves, features, features_batch, king_attackers,
                                legal_move_counts)
 

@@ -3,7 +3,7 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab import encoding
+from chesslab.board import encoding
 from chesslab.figures import encoding as fe
 
 

@@ -3,10 +3,10 @@ import chess
 import numpy as np
 from types import SimpleNamespace
 
-from chesslab.evaluation import load_evaluator
+from chesslab.evaluators.registry import load_evaluator
 from chesslab.figures import search as fs
-from chesslab.scores import MATE
-from chesslab.tree import GameTree
+from chesslab.board.scores import MATE
+from chesslab.search.tree import GameTree
 
 
 def test_values_are_centipawns_or_mate_in_moves():

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from chesslab.files import (atomic_path, check_writable, check_writable_dir, read_json,
+from chesslab.base.files import (atomic_path, check_writable, check_writable_dir, read_json,
                             write_json_atomic)
 
 

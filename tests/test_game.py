@@ -1,15 +1,15 @@
-"""chesslab.game: the one rule that ends a game, adjudication, and the one play loop."""
+"""chesslab.board.game: the one rule that ends a game, adjudication, and the one play loop."""
 import random
 from types import SimpleNamespace
 
 import chess
 import pytest
 
-from chesslab.arena import play_game
-from chesslab.game import (Player, Repetitions, adjudicate_draw, adjudicate_material,
+from chesslab.matches.match import play_game
+from chesslab.board.game import (Player, Repetitions, adjudicate_draw, adjudicate_material,
                            draw_by_rule, outcome, play, resign_verdict, result_for)
-from chesslab.play import game_over
-from chesslab.players import make_player
+from chesslab.widgets.controller import game_over
+from chesslab.matches.players import make_player
 
 # White to move with 99 half-moves without capture or pawn move: python-chess's
 # claim_draw=True calls this a draw already (any quiet move reaches 100), yet Ra8 mates.

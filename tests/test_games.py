@@ -5,8 +5,8 @@ import gzip
 import chess
 import pytest
 
-from chesslab import games
-from chesslab.game import outcome
+from chesslab.datasets import records as games
+from chesslab.board.game import outcome
 from needs_stockfish import needs_stockfish
 
 # A 24-ply game written for this test (the Italian game, then a quiet middlegame).

@@ -5,8 +5,8 @@ import random
 import chess
 import pytest
 
-from chesslab.handwritten import MaterialEvaluator, PSTEvaluator, material_balance
-from chesslab.search import search
+from chesslab.evaluators.handwritten import MaterialEvaluator, PSTEvaluator, material_balance
+from chesslab.search.alphabeta import search
 
 
 def test_material_uses_the_chapter_values():

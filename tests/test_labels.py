@@ -4,9 +4,10 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab import data, labels
-from chesslab.scores import LABEL_MATE_CP
-from chesslab.stockfish import open_engine
+from chesslab.datasets import positions as data
+from chesslab.datasets import labels
+from chesslab.board.scores import LABEL_MATE_CP
+from chesslab.base.stockfish import open_engine
 from needs_stockfish import needs_stockfish
 
 

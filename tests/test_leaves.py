@@ -6,12 +6,13 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab import data, games
+from chesslab.datasets import positions as data
+from chesslab.datasets import records as games
 from chesslab.cli import main
-from chesslab.evaluation import load_evaluator
-from chesslab.leaves import LeafRecorder, search_leaves, with_leaves
-from chesslab.search import search
-from chesslab.training import TrainConfig, train_net
+from chesslab.evaluators.registry import load_evaluator
+from chesslab.training.leaves import LeafRecorder, search_leaves, with_leaves
+from chesslab.search.alphabeta import search
+from chesslab.training.pipeline import TrainConfig, train_net
 from needs_stockfish import needs_stockfish
 
 

@@ -1,17 +1,17 @@
 """MCTS: visit counts, noise only at the root, legal moves only, mates, value signs,
-draws (the same rule as chesslab.game.outcome), tree reuse, the player spec."""
+draws (the same rule as chesslab.board.game.outcome), tree reuse, the player spec."""
 import chess
 import numpy as np
 import pytest
 
-from chesslab.encoding import legal_indices, move_to_index, planes9_batch
+from chesslab.board.encoding import legal_indices, move_to_index, planes9_batch
 import random
 
-from chesslab.game import outcome
-from chesslab.mcts import MCTS, MCTSPlayer, mcts_player, terminal_value, visit_policy
-from chesslab import mcts as mcts_module
-from chesslab.players import make_player
-from chesslab.policy_value import PolicyValueNet, save_policy_value
+from chesslab.board.game import outcome
+from chesslab.search.mcts import MCTS, MCTSPlayer, mcts_player, terminal_value, visit_policy
+from chesslab.search import mcts as mcts_module
+from chesslab.matches.players import make_player
+from chesslab.evaluators.policy_value import PolicyValueNet, save_policy_value
 
 MATE_WHITE = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"      # Ra8#
 MATE_BLACK = "r5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1"      # Ra1#
@@ -122,7 +122,7 @@ def test_draws_score_zero():
 
 def test_the_leaf_rule_is_chesslab_game_outcome():
     """The search's fast test of a new leaf agrees with ``terminal_value`` (which asks
-    ``chesslab.game.outcome``) on every position of random games, both draw values:
+    ``chesslab.board.game.outcome``) on every position of random games, both draw values:
     mates, stalemates, bare kings, repetitions and the 50-move rule included."""
     rng = random.Random(7)
     seen = set()

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from chesslab import measure
+from chesslab.training import measure
 from material_data import tiny  # noqa: F401  (a fixture)
 
 

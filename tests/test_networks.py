@@ -6,10 +6,10 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.evaluation import EVALUATORS, load_evaluator
-from chesslab.files import MODELS_DIR
-from chesslab import networks
-from chesslab.networks import (PERSPECTIVES, TARGET_KINDS, NetworkEvaluator, cp_to_target,
+from chesslab.evaluators.registry import EVALUATORS, load_evaluator
+from chesslab.base.files import MODELS_DIR
+from chesslab.evaluators import neural as networks
+from chesslab.evaluators.neural import (PERSPECTIVES, TARGET_KINDS, NetworkEvaluator, cp_to_target,
                                encode_boards, target_to_cp)
 from chesslab.nn import ANN, Sigmoid, thesis_ann
 
@@ -100,7 +100,7 @@ def test_mismatched_network_and_encoding_is_refused():
 
 
 def test_a_network_with_nan_weights_cannot_become_an_evaluator(tmp_path):
-    from chesslab.training import save
+    from chesslab.training.pipeline import save
     path = tmp_path / "ann.json"
     save(ANN.from_topology([896, 4, 1], seed=0), path, "planes14_flat", "tanh")
     doc = json.loads(path.read_text())

@@ -1,4 +1,4 @@
-"""chesslab.nnue: the incremental accumulator equals a full recompute and the network."""
+"""chesslab.evaluators.nnue: the incremental accumulator equals a full recompute and the network."""
 import math
 import random
 
@@ -6,10 +6,10 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.encoding import piece_square_indices
+from chesslab.board.encoding import piece_square_indices
 from chesslab.nn import linear_pst_net, nnue_net
-from chesslab.nnue import LinearPSTEvaluator, NNUEEvaluator, move_changes
-from chesslab.search import search
+from chesslab.evaluators.nnue import LinearPSTEvaluator, NNUEEvaluator, move_changes
+from chesslab.search.alphabeta import search
 
 # Positions where the special moves are legal: castling both ways for both sides,
 # en passant, promotions with and without capture (and under-promotion).

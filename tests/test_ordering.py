@@ -4,8 +4,8 @@ import random
 import chess
 import pytest
 
-from chesslab.evaluation import PIECE_VALUES
-from chesslab.ordering import MoveOrderer, see
+from chesslab.evaluators.registry import PIECE_VALUES
+from chesslab.search.ordering import MoveOrderer, see
 
 
 @pytest.mark.parametrize("fen, uci, expected", [

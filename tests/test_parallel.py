@@ -1,11 +1,11 @@
-"""chesslab.parallel: one pool for every parallel job, any executor, one BLAS thread."""
+"""chesslab.base.parallel: one pool for every parallel job, any executor, one BLAS thread."""
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from chesslab.parallel import BLAS_VARIABLES, parallel_map, resumable_map
+from chesslab.base.parallel import BLAS_VARIABLES, parallel_map, resumable_map
 
 
 def square(x):

@@ -6,8 +6,8 @@ import chess
 import chess.pgn
 import pytest
 
-from chesslab import play
-from chesslab.play import CANDIDATES, GameController, GameOver, draw_sides, side_player
+from chesslab.widgets import controller as play
+from chesslab.widgets.controller import CANDIDATES, GameController, GameOver, draw_sides, side_player
 from scripted_players import FirstMove
 
 FOOLS_MATE = ["f3", "e5", "g4"]           # then Qh4#
@@ -314,7 +314,7 @@ def test_sides_are_drawn_at_random_but_seeded():
 
 def test_the_default_ai_falls_back_when_no_cnn_is_trained(monkeypatch, tmp_path):
     assert play.default_ai() == (play.THESIS_AI, None)          # the shipped cnn.json
-    import chesslab.evaluation as ev
+    import chesslab.evaluators.registry as ev
     monkeypatch.setattr(ev, "MODELS_DIR", tmp_path)
     spec, note = play.default_ai()
     assert spec == play.FALLBACK_AI and "cnn.json" in note and play.THESIS_AI in note

@@ -2,7 +2,7 @@
 import chess
 import pytest
 
-play_controls = pytest.importorskip("chesslab.play_controls")   # needs ipywidgets
+play_controls = pytest.importorskip("chesslab.widgets.controls")   # needs ipywidgets
 
 
 def test_side_selector_builds_specs():

@@ -2,7 +2,7 @@
 import chess
 import pytest
 
-from chesslab.play import GameController, draw_sides
+from chesslab.widgets.controller import GameController, draw_sides
 from scripted_players import FirstMove, Gate
 
 PROMOTE_FEN = "3r3k/4P3/8/8/8/8/8/K7 w - - 0 1"
@@ -10,7 +10,7 @@ PROMOTE_FEN = "3r3k/4P3/8/8/8/8/8/K7 w - - 0 1"
 
 @pytest.fixture
 def widget_module():
-    return pytest.importorskip("chesslab.play_widget")
+    return pytest.importorskip("chesslab.widgets.boards")
 
 
 def classes(game, square):
@@ -110,7 +110,7 @@ def test_play_vs_ai_with_real_players(widget_module):
 
 def test_extra_controls_wait_while_the_ai_thinks(widget_module):
     ai = Gate()
-    play_controls = pytest.importorskip("chesslab.play_controls")
+    play_controls = pytest.importorskip("chesslab.widgets.controls")
     level = play_controls.StockfishLevel(lambda spec: None)
     game = widget_module.ChessGame(GameController("human", ai), controls=[level])
     assert level in game.children[1].children[1].children and not level.level.disabled
@@ -140,7 +140,7 @@ def test_play_vs_stockfish_without_stockfish_says_how_to_install(widget_module, 
 
 @pytest.mark.stockfish
 def test_play_vs_stockfish_at_a_chosen_level(widget_module):
-    from chesslab.stockfish import find_stockfish
+    from chesslab.base.stockfish import find_stockfish
     if find_stockfish(required=False) is None:
         pytest.skip("Stockfish is not installed (apt-get install -y stockfish)")
     game = widget_module.play_vs_stockfish(skill=0)

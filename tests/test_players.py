@@ -2,8 +2,8 @@
 import chess
 import pytest
 
-from chesslab.stockfish import find_stockfish
-from chesslab.players import RandomPlayer, SearchPlayer, StockfishPlayer, make_player
+from chesslab.base.stockfish import find_stockfish
+from chesslab.matches.players import RandomPlayer, SearchPlayer, StockfishPlayer, make_player
 
 
 def test_specs_make_the_right_players():
@@ -28,7 +28,7 @@ def test_bad_specs_are_explained(spec, message):
 
 
 def test_learned_evaluator_without_model_says_which_file(monkeypatch, tmp_path):
-    import chesslab.evaluation as ev
+    import chesslab.evaluators.registry as ev
     monkeypatch.setattr(ev, "MODELS_DIR", tmp_path)
     with pytest.raises(FileNotFoundError, match="data/models/residual.json"):
         make_player("residual:2")
@@ -93,7 +93,7 @@ def test_dead_engine_is_a_named_error_and_closes_quietly():
     import os
     import signal
 
-    from chesslab.players import EngineStopped
+    from chesslab.matches.players import EngineStopped
     if find_stockfish(required=False) is None:
         pytest.skip("Stockfish not installed")
     player = make_player("stockfish:skill=0@0.01s")

@@ -4,9 +4,9 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.encoding import POLICY_SIZE, legal_indices, legal_mask, move_to_index, planes9_batch
+from chesslab.board.encoding import POLICY_SIZE, legal_indices, legal_mask, move_to_index, planes9_batch
 from chesslab.nn import Adam, relative_error
-from chesslab.policy_value import (SYMMETRIES, PolicyValueNet, allowed_symmetries, augmented,
+from chesslab.evaluators.policy_value import (SYMMETRIES, PolicyValueNet, allowed_symmetries, augmented,
                                    load_policy_value, policy_value_loss, save_policy_value,
                                    train_epochs)
 

@@ -5,10 +5,10 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab import recipe
-from chesslab.data import random_board
-from chesslab.handwritten import material_balance
-from chesslab.networks import NetworkEvaluator
+from chesslab.training import recipe
+from chesslab.datasets.positions import random_board
+from chesslab.evaluators.handwritten import material_balance
+from chesslab.evaluators.neural import NetworkEvaluator
 from chesslab.nn import ANN
 from material_data import tiny  # noqa: F401  (a fixture)
 

@@ -6,9 +6,9 @@ import random
 import numpy as np
 import pytest
 
-from chesslab import data
+from chesslab.datasets import positions as data
 from chesslab.__main__ import main
-from chesslab.evaluation import material_balance
+from chesslab.evaluators.registry import material_balance
 
 
 def _dataset_file(path, n=200, seed=3):
@@ -45,7 +45,7 @@ def test_train_refuses_zero_settings_and_keeps_the_model(tmp_path, capsys, flag,
 
 
 def test_train_into_an_unwritable_folder_fails_before_training(tmp_path, capsys, monkeypatch):
-    from chesslab import training
+    from chesslab.training import pipeline as training
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     monkeypatch.setattr(training, "train_net", lambda *a, **k: pytest.fail("trained"))

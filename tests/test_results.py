@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from chesslab import results
+from chesslab.experiments import results
 from chesslab.__main__ import main
 from chesslab.figures import depth_cost_figure, read_results, tournament_figure
-from chesslab.files import read_json
+from chesslab.base.files import read_json
 
 ENDGAME = "8/8/8/4k3/8/8/3QK3/8 w - - 0 1"
 

@@ -4,10 +4,11 @@ import math
 import chess
 import pytest
 
-from chesslab import play, scores
-from chesslab.evaluation import load_evaluator
+from chesslab.widgets import controller as play
+from chesslab.board import scores
+from chesslab.evaluators.registry import load_evaluator
 from chesslab.figures.search import _format_value
-from chesslab.search import search
+from chesslab.search.alphabeta import search
 
 FOOLS_MATE = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"      # Ra8#
@@ -46,7 +47,7 @@ def test_training_labels_use_their_own_smaller_mate_scale():
 
 
 def test_an_evaluators_infinity_becomes_a_mate_score_for_the_side_to_move():
-    from chesslab.scores import MATE, mate_value, white_to_side
+    from chesslab.board.scores import MATE, mate_value, white_to_side
     assert white_to_side(float("inf"), chess.WHITE, 3) == MATE - 3
     assert white_to_side(float("inf"), chess.BLACK, 3) == -(MATE - 3) == mate_value(3)
     assert white_to_side(120.0, chess.BLACK, 5) == -120.0

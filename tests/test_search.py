@@ -5,10 +5,10 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.evaluation import Evaluator, MaterialEvaluator, PSTEvaluator
-from chesslab.players import make_player
-from chesslab.scores import MATE
-from chesslab.search import SWITCHES, Searcher, search
+from chesslab.evaluators.registry import Evaluator, MaterialEvaluator, PSTEvaluator
+from chesslab.matches.players import make_player
+from chesslab.board.scores import MATE
+from chesslab.search.alphabeta import SWITCHES, Searcher, search
 
 MATERIAL, PST = MaterialEvaluator(), PSTEvaluator()
 MIDDLEGAMES = [

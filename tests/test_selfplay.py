@@ -7,14 +7,14 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab import selfplay
+from chesslab.training import selfplay
 from chesslab.__main__ import main
-from chesslab.encoding import legal_indices
-from chesslab.game import adjudicate_material, play
-from chesslab.games import DEFAULT_GAMES, read_games
-from chesslab.mcts import uniform_evaluate
-from chesslab.policy_value import PolicyValueNet
-from chesslab.selfplay import (GATE_SCORE, CentreDefender, ReplayBuffer, endgame_starts, gate,
+from chesslab.board.encoding import legal_indices
+from chesslab.board.game import adjudicate_material, play
+from chesslab.datasets.records import DEFAULT_GAMES, read_games
+from chesslab.search.mcts import uniform_evaluate
+from chesslab.evaluators.policy_value import PolicyValueNet
+from chesslab.training.selfplay import (GATE_SCORE, CentreDefender, ReplayBuffer, endgame_starts, gate,
                                mate_test, net_match, record_starts, scored_result,
                                self_play_game)
 

@@ -1,4 +1,4 @@
-"""chesslab.stockfish: finding the program, starting it with clear errors, one engine per
+"""chesslab.base.stockfish: finding the program, starting it with clear errors, one engine per
 worker (process or thread), stopped when the work is done."""
 import os
 import subprocess
@@ -9,9 +9,10 @@ from pathlib import Path
 import chess
 import pytest
 
-from chesslab import data, stockfish
-from chesslab.players import make_player
-from chesslab.stockfish import (find_stockfish, start_engine, stop_worker_engines,
+from chesslab.datasets import positions as data
+from chesslab.base import stockfish
+from chesslab.matches.players import make_player
+from chesslab.base.stockfish import (find_stockfish, start_engine, stop_worker_engines,
                                 worker_engine)
 from needs_stockfish import needs_stockfish
 
@@ -66,7 +67,7 @@ def test_labels_on_an_executor_equal_labels_in_this_process():
 def test_an_engine_nobody_quit_does_not_keep_python_alive():
     # chess.engine talks to the program from a non-daemon thread; an engine left open
     # (a notebook's Stockfish board) used to keep a script or a kernel from exiting.
-    code = ("from chesslab.players import make_player; import chess; "
+    code = ("from chesslab.matches.players import make_player; import chess; "
             "p = make_player('stockfish:skill=0'); print(p.choose_move(chess.Board()))")
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

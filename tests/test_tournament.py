@@ -4,7 +4,7 @@ import math
 import chess
 import pytest
 
-from chesslab import tournament
+from chesslab.matches import tournament
 
 GOOD = '''import chess
 NAME = "{name}"

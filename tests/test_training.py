@@ -3,8 +3,8 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab import training
-from chesslab.evaluation import NetworkEvaluator, cp_to_target
+from chesslab.training import pipeline as training
+from chesslab.evaluators.registry import NetworkEvaluator, cp_to_target
 from chesslab.nn import ANN
 from material_data import tiny  # noqa: F401  (a fixture)
 

@@ -1,5 +1,5 @@
 """The transposition table: which stored scores settle a node, mates stored from the node."""
-from chesslab.transposition import TranspositionTable
+from chesslab.search.transposition import TranspositionTable
 
 MATE = 100000
 

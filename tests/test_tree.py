@@ -2,10 +2,10 @@
 import chess
 import pytest
 
-from chesslab.evaluation import MaterialEvaluator
-from chesslab.scores import MATE
-from chesslab.search import search
-from chesslab.tree import GameTree
+from chesslab.evaluators.registry import MaterialEvaluator
+from chesslab.board.scores import MATE
+from chesslab.search.alphabeta import search
+from chesslab.search.tree import GameTree
 
 MATERIAL = MaterialEvaluator()
 POSITIONS = [

@@ -26,10 +26,10 @@ import sys
 
 from chesslab.cli.common import Parser
 from chesslab.cli.data import add_data
-from chesslab.cli.play import add_play
+from chesslab.cli.match import add_play
 from chesslab.cli.results import add_results
 from chesslab.cli.train import add_train
-from chesslab.players import EngineStopped
+from chesslab.matches.players import EngineStopped
 
 #: The subcommands of ``train``.
 TRAIN_COMMANDS = ("nets", "bayes", "bootstrap", "selfplay")

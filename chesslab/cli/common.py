@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from chesslab.files import check_writable, write_json_atomic
-from chesslab.games import DEFAULT_GAMES
+from chesslab.base.files import check_writable, write_json_atomic
+from chesslab.datasets.records import DEFAULT_GAMES
 
 
 class Parser(argparse.ArgumentParser):

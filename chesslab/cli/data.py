@@ -5,10 +5,10 @@ import argparse
 import json
 
 from chesslab.cli.common import COUNT, at_least, check_outputs, fraction
-from chesslab.data import (DEFAULT_DATASET, build_dataset, describe, extend_with_game_plies,
+from chesslab.datasets.positions import (DEFAULT_DATASET, build_dataset, describe, extend_with_game_plies,
                            load_dataset, save_dataset)
-from chesslab.games import DEFAULT_GAMES, generate_games
-from chesslab.leaves import extend_with_leaves
+from chesslab.datasets.records import DEFAULT_GAMES, generate_games
+from chesslab.training.leaves import extend_with_leaves
 
 
 def _data_games(args):

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import time
 
-from chesslab import bayes, measure, results, training
+from chesslab.evaluators import bayes
+from chesslab.training import measure
+from chesslab.experiments import results
+from chesslab.training import pipeline as training
 from chesslab.cli.common import COUNT, endings, game_sample_args, write_result
-from chesslab.files import MODELS_DIR, check_writable, write_json_atomic
-from chesslab.tournament import standings
+from chesslab.base.files import MODELS_DIR, check_writable, write_json_atomic
+from chesslab.matches.tournament import standings
 
 
 def _results_out(args, name: str):

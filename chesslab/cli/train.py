@@ -1,12 +1,13 @@
 """``python -m chesslab train {nets, bayes, bootstrap, selfplay}``: models into data/models."""
 from __future__ import annotations
 
-from chesslab import bayes, training
-from chesslab.bootstrap import bootstrap
+from chesslab.evaluators import bayes
+from chesslab.training import pipeline as training
+from chesslab.training.pretraining import bootstrap
 from chesslab.cli.common import COUNT, at_least, check_outputs, game_sample_args, positive
-from chesslab.files import MODELS_DIR, check_writable_dir
-from chesslab.selfplay import DEFAULTS as SELFPLAY_DEFAULTS
-from chesslab.selfplay import check_settings, train_selfplay
+from chesslab.base.files import MODELS_DIR, check_writable_dir
+from chesslab.training.selfplay import DEFAULTS as SELFPLAY_DEFAULTS
+from chesslab.training.selfplay import check_settings, train_selfplay
 
 
 def _train_nets(args):

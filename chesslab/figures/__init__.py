@@ -17,7 +17,7 @@ from chesslab.figures.encoding import (PIECE_NAMES, PLANE9_TITLES, PLANE14_TITLE
                                        piece_table_figure, planes9_figure, planes14_figure,
                                        planes_figure, policy_figure, thesis_vector_figure)
 from chesslab.figures.gallery import figure_registry, make_figures, save_figure
-from chesslab.figures.networks import (cnn_structure_figure, model_listing, network_boxes,
+from chesslab.figures.training import (cnn_structure_figure, model_listing, network_boxes,
                                        plot_history, plot_recipe, residual_block_figure,
                                        saved_model_figure, training_curves_figure)
 from chesslab.figures.results import (accuracy_table_figure, depth_cost_figure, plot_results,

@@ -1,7 +1,7 @@
 """Boards on matplotlib axes: an 8x8 array as a heat map, a position as a small board.
 
 Boards are drawn the way they are printed (rank 8 at the top, file a on the left), the
-same layout every array in ``chesslab.encoding`` uses. Piece glyphs come from
+same layout every array in ``chesslab.board.encoding`` uses. Piece glyphs come from
 python-chess's one Unicode table (``chess.Piece.unicode_symbol``), not a copy of ours.
 """
 from __future__ import annotations

@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from chesslab import encoding
+from chesslab.board import encoding
 from chesslab.figures.board import draw_board_array
 
 PIECE_NAMES = ("pawn", "knight", "bishop", "rook", "queen", "king")

@@ -9,7 +9,7 @@ from tqdm.auto import tqdm
 
 from chesslab.figures.board import example_position
 from chesslab.figures.encoding import piece_table_figure, planes9_figure, planes14_figure
-from chesslab.figures.networks import (cnn_structure_figure, saved_model_figure,
+from chesslab.figures.training import (cnn_structure_figure, saved_model_figure,
                                        training_curves_figure)
 from chesslab.figures.results import (accuracy_table_figure, depth_cost_figure,
                                       tournament_figure)

@@ -12,9 +12,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from chesslab.arena import wilson_interval
-from chesslab.files import RESULTS_DIR, read_json
-from chesslab.results import score_matrix
+from chesslab.matches.match import wilson_interval
+from chesslab.base.files import RESULTS_DIR, read_json
+from chesslab.experiments.results import score_matrix
 
 
 def read_results(name: str, command: str, folder=RESULTS_DIR):

@@ -7,10 +7,10 @@ import chess.svg
 import matplotlib.pyplot as plt
 import numpy as np
 
-from chesslab.evaluation import load_evaluator
+from chesslab.evaluators.registry import load_evaluator
 from chesslab.figures.board import draw_board
-from chesslab.scores import is_mate_score, mate_in
-from chesslab.tree import GameTree
+from chesslab.board.scores import is_mate_score, mate_in
+from chesslab.search.tree import GameTree
 
 
 def _format_value(value):

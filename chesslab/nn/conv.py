@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .layers import DTYPE, Layer, he_normal
+from chesslab.nn.layers import DTYPE, Layer, he_normal
 
 
 def _out_size(size, k, stride, padding):

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..files import read_json, write_json_atomic
-from .models import Network
-from .residual import BatchNorm
+from chesslab.base.files import read_json, write_json_atomic
+from chesslab.nn.models import Network
+from chesslab.nn.residual import BatchNorm
 
 FORMAT_VERSION = 1
 

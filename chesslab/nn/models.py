@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .conv import Conv2D, MaxPool2D
-from .layers import (DTYPE, ClippedReLU, Dense, Flatten, Layer, ReLU, Sequential, Sigmoid, Tanh,
+from chesslab.nn.conv import Conv2D, MaxPool2D
+from chesslab.nn.layers import (DTYPE, ClippedReLU, Dense, Flatten, Layer, ReLU, Sequential, Sigmoid, Tanh,
                      make_rng)
-from .losses import mse
-from .nnue_layers import FeatureTransformer, NNUEHead
-from .residual import BatchNorm, Residual
+from chesslab.nn.losses import mse
+from chesslab.nn.nnue_layers import FeatureTransformer, NNUEHead
+from chesslab.nn.residual import BatchNorm, Residual
 
 _ACTIVATIONS = {"relu": ReLU, "sigmoid": Sigmoid, "tanh": Tanh}
 

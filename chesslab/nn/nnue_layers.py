@@ -1,13 +1,13 @@
 """The efficiently updatable network's layers: the feature transformer and the head.
 
-``chesslab.nnue`` turns them into an evaluator that updates the transformer's output
+``chesslab.evaluators.nnue`` turns them into an evaluator that updates the transformer's output
 (the "accumulator") move by move instead of recomputing it.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .layers import DTYPE, ClippedReLU, Dense, Layer, Sequential, he_normal, make_rng
+from chesslab.nn.layers import DTYPE, ClippedReLU, Dense, Layer, Sequential, he_normal, make_rng
 
 
 class FeatureTransformer(Layer):
@@ -18,7 +18,7 @@ class FeatureTransformer(Layer):
     ``(N, 2 * n_out)``: the two "accumulators" side by side, the side to move's first.
     A move changes at most four features, so a search can update an accumulator by
     adding and subtracting a few rows of ``W`` instead of recomputing it
-    (``chesslab.nnue``); training uses the plain matrix product.
+    (``chesslab.evaluators.nnue``); training uses the plain matrix product.
     """
 
     def __init__(self, n_features: int = 768, n_out: int = 128, rng=None, dtype=DTYPE):

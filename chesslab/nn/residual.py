@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .conv import Conv2D
-from .layers import DTYPE, Layer, ReLU, Sequential, make_rng
+from chesslab.nn.conv import Conv2D
+from chesslab.nn.layers import DTYPE, Layer, ReLU, Sequential, make_rng
 
 
 class BatchNorm(Layer):

@@ -4,7 +4,7 @@ Rules: ``choose_move`` gets a chess.Board (your own copy: push and pop as you li
 returns one of ``board.legal_moves`` within a few seconds. You may import chess, numpy
 and chesslab. Test it before you submit:
 
-    python -c "import chess; from chesslab.tournament import load_player; \
+    python -c "import chess; from chesslab.matches.tournament import load_player; \
                p = load_player('notebooks/players/YOURNAME.py'); print(p.choose_move(chess.Board()))"
 """
 import chess

@@ -2,8 +2,8 @@
 captures through to the end (quiescence), nothing else."""
 import chess
 
-from chesslab.evaluation import load_evaluator
-from chesslab.search import search
+from chesslab.evaluators.registry import load_evaluator
+from chesslab.search.alphabeta import search
 
 NAME = "material search"
 MATERIAL = load_evaluator("material")

@@ -2,8 +2,8 @@
 pieces belong."""
 import chess
 
-from chesslab.evaluation import load_evaluator
-from chesslab.search import search
+from chesslab.evaluators.registry import load_evaluator
+from chesslab.search.alphabeta import search
 
 NAME = "pst search"
 PST = load_evaluator("pst")

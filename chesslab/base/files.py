@@ -1,0 +1,155 @@
+"""Files: atomic JSON writes, shipped data paths, clear errors for unreadable files, and
+models read once.
+
+Everything that writes a model or a dataset goes through ``write_json_atomic`` /
+``atomic_path``: the data goes to a temporary file beside the target, which is then
+renamed over it, so an interrupted save never leaves a half-written model behind.
+``load_cached`` reads a model file once and keeps what was built from it until the file
+changes.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+#: The repository's data/ folder (shipped datasets, trained weights, results).
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+#: Shipped trained models.
+MODELS_DIR = DATA_DIR / "models"
+#: Measured results (``python -m chesslab results ...`` writes them, figures read them).
+RESULTS_DIR = DATA_DIR / "results"
+
+
+@contextlib.contextmanager
+def atomic_path(path, suffix: str = ""):
+    """Yield a temporary path next to ``path``; on success rename it over ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or ".tmp",
+                               dir=path.parent)
+    os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)      # mkstemp makes 0600; give the usual file mode
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _probe_folder(folder: Path, name: str) -> str | None:
+    """Why ``folder`` cannot take a new file (None if it can): really creates and
+    removes a scratch file, since permission bits alone do not tell (root ignores
+    them; a read-only disk does not show in them)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".check", dir=folder)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def check_writable(path, what: str = "output file") -> Path:
+    """Fail now, with one line, if ``path`` cannot be written: called before long work
+    (a match, a training run) so that the work is not done and then lost at the save."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"the {what} {path} is a folder; give a file name inside it")
+    problem = _probe_folder(path.parent, path.name)
+    if problem:
+        raise ValueError(f"cannot write the {what} {path} ({problem}); choose a folder "
+                         f"you can write to")
+    return path
+
+
+def check_writable_dir(folder, what: str = "output folder") -> Path:
+    """Like ``check_writable``, for a folder that files will be written into."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"the {what} {folder} is a file, not a folder")
+    problem = _probe_folder(folder, "chesslab")
+    if problem:
+        raise ValueError(f"cannot write into the {what} {folder} ({problem}); choose a "
+                         f"folder you can write to")
+    return folder
+
+
+def write_json_atomic(path, obj, indent=None) -> Path:
+    """Write ``obj`` as JSON to ``path`` atomically (temp file + rename)."""
+    path = Path(path)
+    with atomic_path(path, suffix=".json.tmp") as tmp:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(obj, fh, indent=indent, allow_nan=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+    return path
+
+
+def read_json(path, what: str = "file"):
+    """Read a JSON file with errors that say which file and what is wrong."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{what} {path} does not exist")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{what} {path} is not valid JSON (line {exc.lineno}, column "
+                         f"{exc.colno}: {exc.msg}); it may be truncated or not a "
+                         f"chesslab file") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{what} {path} is not a text file; chesslab files are JSON "
+                         f"(never pickle)") from None
+
+
+_CACHE = {}
+
+
+def load_cached(path, load, what: str):
+    """``load(path)``, built once and kept until the file changes (its size or time).
+
+    ``what`` names the kind of object built (the same file may be read as different
+    things). Callers that hand out something mutable copy what they get."""
+    path = Path(path)
+    stat = path.stat()
+    key = (str(path.resolve()), what)
+    signature = (stat.st_mtime_ns, stat.st_size)
+    if key not in _CACHE or _CACHE[key][0] != signature:
+        _CACHE[key] = (signature, load(path))
+    return _CACHE[key][1]
+
+
+def file_tag(path, length: int = 12) -> str:
+    """The first ``length`` hex digits of a file's SHA-256: which model played, which
+    model searched."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:length]
+
+
+def read_npz(path, what: str = "dataset") -> dict:
+    """Every array of an ``.npz`` file (no pickles), with one line naming the file when
+    it is not an .npz at all, or is cut off or damaged (instead of BadZipFile, zlib.error
+    or numpy's "pickled data")."""
+    path = Path(path)
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if head not in (b"PK\x03\x04", b"PK\x05\x06"):   # how every zip (.npz) file starts
+        raise ValueError(f"{what} {path} is not an .npz file (it does not start like one); "
+                         f"give the .npz that chesslab wrote")
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return {name: npz[name] for name in npz.files}
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error) as exc:
+        raise ValueError(f"{what} {path} is cut off or damaged ({exc}); restore it or "
+                         f"build it again") from None

@@ -1,0 +1,151 @@
+"""Stockfish as a program: finding it, starting and stopping it, one engine per worker.
+
+chesslab talks to Stockfish through ``chess.engine`` (UCI). ``find_stockfish`` looks in
+$CHESSLAB_STOCKFISH, PATH and the usual install folders; ``start_engine`` starts any UCI
+engine with one clear line when the program is not one; ``quit_engine`` stops it quietly
+if it has already died. ``open_engine`` starts Stockfish with the labelling settings.
+
+``worker_engine(path)`` is the engine of the calling process (and thread): started on
+first use and kept for all later jobs there (starting an engine costs more than a
+shallow search), so a labelling job sent through ``chesslab.base.parallel.parallel_map``
+needs only the engine's path; ``stop_worker_engines`` stops those of this process.
+"""
+from __future__ import annotations
+
+import atexit
+import multiprocessing.util
+import os
+import shutil
+import threading
+import weakref
+
+import chess.engine
+
+__all__ = ["find_stockfish", "start_engine", "quit_engine", "open_engine", "engine_name",
+           "worker_engine", "stop_worker_engines", "ENGINE_OPTIONS", "STOCKFISH_HELP"]
+
+#: Stockfish settings for labelling: one thread and a fresh hash per position make a
+#: label depend only on the position and the depth (same number on every run).
+ENGINE_OPTIONS = {"Threads": 1, "Hash": 4, "UCI_ShowWDL": True}
+
+STOCKFISH_HELP = (
+    "Stockfish was not found. Install it with `sudo apt-get install stockfish` (Debian/"
+    "Ubuntu; the binary is /usr/games/stockfish) or `brew install stockfish` (macOS), "
+    "or point the CHESSLAB_STOCKFISH environment variable at a Stockfish binary.")
+
+
+def find_stockfish(required: bool = True) -> str | None:
+    """Path of a Stockfish binary: $CHESSLAB_STOCKFISH if set (nothing else is tried),
+    else PATH, /usr/games, /usr/local/bin, /opt/homebrew/bin."""
+    env = os.environ.get("CHESSLAB_STOCKFISH")
+    if env:
+        if os.path.isfile(env) and os.access(env, os.X_OK):
+            return env
+        if required:
+            raise FileNotFoundError(f"CHESSLAB_STOCKFISH={env!r} is not an executable "
+                                    f"file. " + STOCKFISH_HELP)
+        return None
+    for candidate in (shutil.which("stockfish"), "/usr/games/stockfish",
+                      "/usr/local/bin/stockfish", "/opt/homebrew/bin/stockfish"):
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    if required:
+        raise FileNotFoundError(STOCKFISH_HELP)
+    return None
+
+
+#: Seconds a program gets to answer the UCI handshake before it is called "not an engine".
+ENGINE_START_TIMEOUT = 10.0
+
+
+#: Engines started here and not yet quit: stopped when the interpreter exits.
+_LIVE_ENGINES = weakref.WeakSet()
+
+
+def _quit_live_engines() -> None:
+    for engine in list(_LIVE_ENGINES):
+        quit_engine(engine)
+
+
+# A SimpleEngine talks to its program from a non-daemon thread, and Python waits for
+# those threads before it runs ``atexit``: an engine nobody quit (a notebook's
+# Stockfish board) kept a script or a Jupyter kernel from exiting. threading's own
+# exit hooks run before that wait (the hook concurrent.futures uses).
+try:
+    threading._register_atexit(_quit_live_engines)
+except (AttributeError, RuntimeError):       # not CPython >= 3.9
+    atexit.register(_quit_live_engines)
+
+
+def start_engine(path: str | None = None):
+    """Start a UCI engine (Stockfish by default) as a ``chess.engine.SimpleEngine``,
+    with one clear line when the program is not an engine or never answers. An engine
+    still running when Python exits is quit then."""
+    path = path or find_stockfish()
+    try:
+        engine = chess.engine.SimpleEngine.popen_uci(path, timeout=ENGINE_START_TIMEOUT)
+        _LIVE_ENGINES.add(engine)
+        return engine
+    except TimeoutError:
+        raise ValueError(f"{path} did not answer the UCI handshake within "
+                         f"{ENGINE_START_TIMEOUT:g} s, so it is not a working chess "
+                         f"engine; point CHESSLAB_STOCKFISH at a Stockfish binary") from None
+    except (chess.engine.EngineError, OSError) as exc:
+        raise ValueError(f"{path} is not a working UCI chess engine ({exc or type(exc).__name__}); "
+                         f"point CHESSLAB_STOCKFISH at a Stockfish binary") from None
+
+
+def quit_engine(engine) -> None:
+    """Stop an engine, quietly if it has already died: closing must never hide the
+    error that killed it."""
+    try:
+        engine.quit()
+    except (chess.engine.EngineError, TimeoutError, OSError):
+        try:
+            engine.close()
+        except Exception:  # noqa: BLE001 - nothing more to release
+            pass
+
+
+def open_engine(path: str | None = None) -> chess.engine.SimpleEngine:
+    """Start Stockfish with :data:`ENGINE_OPTIONS` (clear message when it is missing)."""
+    engine = start_engine(path)
+    engine.configure({k: v for k, v in ENGINE_OPTIONS.items() if k in engine.options})
+    return engine
+
+
+def engine_name(path: str | None = None) -> str:
+    """The engine's own name (e.g. "Stockfish 15.1"), for a dataset's metadata."""
+    with open_engine(path) as engine:
+        return engine.id.get("name", "unknown engine")
+
+
+# ---------------------------------------------------------------- one engine per worker
+
+_WORKER_ENGINES = {}                 # (process id, thread id) -> engine
+_WORKER_LOCK = threading.Lock()
+
+
+def worker_engine(path: str):
+    """This worker's Stockfish (``open_engine(path)``), started on first use and kept."""
+    key = (os.getpid(), threading.get_ident())
+    engine = _WORKER_ENGINES.get(key)
+    if engine is None:
+        engine = open_engine(path)
+        with _WORKER_LOCK:
+            if not any(k[0] == key[0] for k in _WORKER_ENGINES):
+                # quit this process's engines when it ends (a pool's worker processes
+                # skip atexit; multiprocessing runs these finalizers in every process)
+                multiprocessing.util.Finalize(None, stop_worker_engines, exitpriority=10)
+            _WORKER_ENGINES[key] = engine
+    return engine
+
+
+def stop_worker_engines() -> None:
+    """Stop the worker engines this process started (also done when it exits)."""
+    with _WORKER_LOCK:
+        mine = [k for k in _WORKER_ENGINES if k[0] == os.getpid()]
+        engines = [_WORKER_ENGINES.pop(k) for k in mine]
+    for engine in engines:
+        quit_engine(engine)
+

@@ -1,0 +1,63 @@
+"""``python -m chesslab match``, ``bestmove`` and ``figures``."""
+from __future__ import annotations
+
+import time
+
+import chess
+
+from chesslab.matches.match import match
+from chesslab.cli.common import COUNT, endings
+from chesslab.board.encoding import as_board
+from chesslab.figures import make_figures
+from chesslab.base.files import check_writable_dir
+from chesslab.matches.players import make_player
+
+
+def _match(args):
+    result = match(args.white, args.black, games=args.games, seed=args.seed,
+                   max_plies=args.max_plies, progress=not args.quiet, pgn_path=args.pgn)
+    print(result.summary())
+    print(endings(game.headers["Termination"] for game in result.games))
+
+
+def _bestmove(args):
+    board = as_board(args.fen)
+    with make_player(args.player) as player:
+        move = player.choose_move(board)
+        result = player.last_result
+    print(f"bestmove {move.uci()}" if result is None else result.describe(board))
+
+
+def _figures(args):
+    check_writable_dir(args.out, "--out folder")
+    start = time.perf_counter()
+    report = make_figures(args.out, args.only, progress=not args.quiet)
+    for name, status in report:
+        print(f"{name:22s} {status}")
+    made = sum(status == "ok" for _, status in report)
+    print(f"{made} figure(s) written to {args.out}/ (PNG + SVG) in "
+          f"{time.perf_counter() - start:.1f} s")
+    return 0 if made == len(report) else 1
+
+
+def add_play(sub):
+    p = sub.add_parser("match", help="play a match between two players")
+    p.add_argument("--white", required=True, help="player spec, e.g. pst:3")
+    p.add_argument("--black", required=True, help="player spec, e.g. random")
+    p.add_argument("--games", type=COUNT, default=20)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-plies", type=COUNT, default=400)
+    p.add_argument("--pgn", help="write the games to this PGN file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_match)
+
+    p = sub.add_parser("bestmove", help="search one position and print the answer")
+    p.add_argument("--fen", default=chess.STARTING_FEN)
+    p.add_argument("--player", default="pst@1s", help="search player spec, e.g. pst@1s")
+    p.set_defaults(func=_bestmove)
+
+    p = sub.add_parser("figures", help="draw the thesis figures into figures/")
+    p.add_argument("--out", default="figures", help="output folder (default: figures)")
+    p.add_argument("--only", nargs="+", metavar="NAME", help="only these figures")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_figures)

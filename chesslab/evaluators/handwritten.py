@@ -1,0 +1,272 @@
+"""The Evaluator base class, and the hand-written evaluations: material and piece-square
+tables.
+
+An evaluator gives a number for a position, in centipawns from White's point of view
+(``chesslab.board.scores``: a checkmate is +-inf). Every evaluator has a ``name``,
+``evaluate(board) -> float`` and ``evaluate_batch(boards) -> np.ndarray``. Hand-written
+ones score one board at a time; learned ones (neural nets, Naive Bayes) score a whole
+batch with one forward pass and say so with ``prefers_batches = True``: scoring a dataset
+uses it. (The search can also collect leaves into batches, ``search(..., batch=True)``; in
+a game tree that was measured slower, so it is off by default.)
+
+``chesslab.evaluators.registry.load_evaluator(name)`` finds every evaluator by name.
+"""
+from __future__ import annotations
+
+import chess
+import numpy as np
+
+from chesslab.board.scores import checkmate_score
+
+#: The Naive Bayes chapter's piece values (the king is never captured).
+PIECE_VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300,
+                chess.ROOK: 500, chess.QUEEN: 900, chess.KING: 0}
+#: The chapter's bonus for giving check ("a very strong move").
+CHECK_BONUS = 10
+
+
+class Evaluator:
+    """Base class: subclasses define ``evaluate``; batches default to a loop."""
+
+    name = "evaluator"
+    prefers_batches = False
+
+    def evaluate(self, board: chess.Board) -> float:
+        raise NotImplementedError
+
+    def evaluate_batch(self, boards) -> np.ndarray:
+        return np.array([self.evaluate(b) for b in boards], dtype=float)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def material_balance(board: chess.Board) -> int:
+    """White's material minus Black's, with the chapter's values."""
+    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+    total = 0
+    for piece_type in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+        mask = board.pieces_mask(piece_type, chess.WHITE) | board.pieces_mask(piece_type,
+                                                                              chess.BLACK)
+        total += PIECE_VALUES[piece_type] * (chess.popcount(mask & white)
+                                             - chess.popcount(mask & black))
+    return total
+
+
+def need_board(board, who: str) -> None:
+    """One clear line instead of an AttributeError deep inside python-chess."""
+    if not isinstance(board, chess.Board):
+        raise TypeError(f"{who}.evaluate() needs a chess.Board, got {type(board).__name__}")
+
+
+class MaterialEvaluator(Evaluator):
+    """The Naive Bayes chapter: material, checkmate = +-infinity, check = +10."""
+
+    name = "material"
+
+    def evaluate(self, board: chess.Board) -> float:
+        need_board(board, self.name)
+        mate = checkmate_score(board)           # +-inf: the side to move is mated
+        if mate is not None:
+            return mate
+        score = material_balance(board)
+        if board.is_check():                    # the side NOT to move gives the check
+            score += CHECK_BONUS if board.turn == chess.BLACK else -CHECK_BONUS
+        return float(score)
+
+
+# Piece-square tables: centipawns added to a piece's value on each square, written
+# from White's side with row 0 = rank 8 (the board as printed). Black uses the mirror.
+_PST_ROWS = {
+    chess.PAWN: """
+          0   0   0   0   0   0   0   0
+         50  50  50  50  50  50  50  50
+         10  10  20  30  30  20  10  10
+          5   5  10  25  25  10   5   5
+          0   0   0  20  20   0   0   0
+          5  -5 -10   0   0 -10  -5   5
+          5  10  10 -20 -20  10  10   5
+          0   0   0   0   0   0   0   0""",
+    chess.KNIGHT: """
+        -50 -40 -30 -30 -30 -30 -40 -50
+        -40 -20   0   0   0   0 -20 -40
+        -30   0  10  15  15  10   0 -30
+        -30   5  15  20  20  15   5 -30
+        -30   0  15  20  20  15   0 -30
+        -30   5  10  15  15  10   5 -30
+        -40 -20   0   5   5   0 -20 -40
+        -50 -40 -30 -30 -30 -30 -40 -50""",
+    chess.BISHOP: """
+        -20 -10 -10 -10 -10 -10 -10 -20
+        -10   0   0   0   0   0   0 -10
+        -10   0   5  10  10   5   0 -10
+        -10   5   5  10  10   5   5 -10
+        -10   0  10  10  10  10   0 -10
+        -10  10  10  10  10  10  10 -10
+        -10   5   0   0   0   0   5 -10
+        -20 -10 -10 -10 -10 -10 -10 -20""",
+    chess.ROOK: """
+          0   0   0   0   0   0   0   0
+          5  10  10  10  10  10  10   5
+         -5   0   0   0   0   0   0  -5
+         -5   0   0   0   0   0   0  -5
+         -5   0   0   0   0   0   0  -5
+         -5   0   0   0   0   0   0  -5
+         -5   0   0   0   0   0   0  -5
+          0   0   0   5   5   0   0   0""",
+    chess.QUEEN: """
+        -20 -10 -10  -5  -5 -10 -10 -20
+        -10   0   0   0   0   0   0 -10
+        -10   0   5   5   5   5   0 -10
+         -5   0   5   5   5   5   0  -5
+          0   0   5   5   5   5   0  -5
+        -10   5   5   5   5   5   0 -10
+        -10   0   5   0   0   0   0 -10
+        -20 -10 -10  -5  -5 -10 -10 -20""",
+    # Middlegame king: stay behind the pawns, castled.
+    chess.KING: """
+        -30 -40 -40 -50 -50 -40 -40 -30
+        -30 -40 -40 -50 -50 -40 -40 -30
+        -30 -40 -40 -50 -50 -40 -40 -30
+        -30 -40 -40 -50 -50 -40 -40 -30
+        -20 -30 -30 -40 -40 -30 -30 -20
+        -10 -20 -20 -20 -20 -20 -20 -10
+         20  20   0   0   0   0  20  20
+         20  30  10   0   0  10  30  20""",
+}
+# Endgame king: come to the centre, where it attacks and escapes mating nets.
+_KING_ENDGAME_ROWS = """
+        -50 -40 -30 -20 -20 -30 -40 -50
+        -30 -20 -10   0   0 -10 -20 -30
+        -30 -10  20  30  30  20 -10 -30
+        -30 -10  30  40  40  30 -10 -30
+        -30 -10  30  40  40  30 -10 -30
+        -30 -10  20  30  30  20 -10 -30
+        -30 -30   0   0   0   0 -30 -30
+        -50 -30 -30 -30 -30 -30 -30 -50"""
+
+
+def _table(text: str, color: chess.Color) -> list:
+    """Rows as printed -> a list indexed by chess square for ``color``."""
+    values = [int(v) for v in text.split()]
+    assert len(values) == 64
+    table = [0] * 64
+    for square in chess.SQUARES:
+        # White reads the table upside down (row 0 = rank 8); Black sees it mirrored.
+        rank = chess.square_rank(square) if color == chess.BLACK else 7 - chess.square_rank(square)
+        table[square] = values[rank * 8 + chess.square_file(square)]
+    return table
+
+
+PST = {(color, pt): _table(text, color) for color in chess.COLORS
+       for pt, text in _PST_ROWS.items()}
+KING_ENDGAME_PST = {color: _table(_KING_ENDGAME_ROWS, color) for color in chess.COLORS}
+#: Non-pawn material (both sides) at the start: phase 1 = opening, 0 = bare endgame.
+_FULL_PHASE = 2 * (2 * 300 + 2 * 300 + 2 * 500 + 900)
+
+
+class PSTEvaluator(Evaluator):
+    """Material plus piece-square tables; the king table blends to the endgame one.
+
+    Mates are scored like ``material`` (+-inf); there is no check bonus: the tables
+    already say where pieces belong, and the search sees checks for itself.
+
+    Inside a search the evaluator is updated on each move (``incremental``, the hooks
+    of ``chesslab.search.alphabeta``): ``push`` adds the few table entries a move changes to the
+    running sum, so a leaf costs a lookup instead of a loop over every piece.
+    ``evaluate_incremental`` returns exactly what ``evaluate`` returns.
+    """
+
+    name = "pst"
+    incremental = True
+
+    def __init__(self):
+        self._stack = []  # (piece sum without kings, non-pawn material), one per ply
+
+    @staticmethod
+    def _pieces(board):
+        """(White-view sum of value + table over pawns to queens, non-pawn material)."""
+        score = 0
+        phase_material = 0
+        for color, sign in ((chess.WHITE, 1), (chess.BLACK, -1)):
+            for piece_type in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK,
+                               chess.QUEEN):
+                table = PST[color, piece_type]
+                value = PIECE_VALUES[piece_type]
+                for square in chess.scan_forward(board.pieces_mask(piece_type, color)):
+                    score += sign * (value + table[square])
+                    if piece_type != chess.PAWN:
+                        phase_material += value
+        return score, phase_material
+
+    @staticmethod
+    def _with_kings(board, score, phase_material) -> float:
+        phase = min(1.0, phase_material / _FULL_PHASE)
+        for color, sign in ((chess.WHITE, 1), (chess.BLACK, -1)):
+            king = board.king(color)
+            if king is not None:
+                score += sign * (phase * PST[color, chess.KING][king]
+                                 + (1 - phase) * KING_ENDGAME_PST[color][king])
+        return float(round(score))
+
+    def evaluate(self, board: chess.Board) -> float:
+        need_board(board, self.name)
+        mate = checkmate_score(board)
+        if mate is not None:
+            return mate
+        return self._with_kings(board, *self._pieces(board))
+
+    # ------------------------------------------------------------ inside a search
+    def reset(self, board: chess.Board) -> None:
+        """Start a search at ``board``."""
+        self._stack = [self._pieces(board)]
+
+    def push(self, board: chess.Board, move: chess.Move) -> None:
+        """Before ``board.push(move)``: the sums after the move."""
+        score, material = self._stack[-1]
+        if move:  # the null move changes nothing
+            us = board.turn
+            sign = 1 if us == chess.WHITE else -1
+            piece = board.piece_type_at(move.from_square)
+            if piece == chess.KING and board.is_castling(move):
+                # The king is scored at the leaf; the rook moves from the corner.
+                rank = chess.square_rank(move.from_square)
+                kingside = board.is_kingside_castling(move)
+                rook_from = chess.square(7 if kingside else 0, rank)
+                if board.piece_type_at(move.to_square) == chess.ROOK \
+                        and board.color_at(move.to_square) == us:
+                    rook_from = move.to_square  # king-takes-rook notation
+                rook_to = chess.square(5 if kingside else 3, rank)
+                table = PST[us, chess.ROOK]
+                score += sign * (table[rook_to] - table[rook_from])
+            else:
+                if piece != chess.KING:
+                    score -= sign * (PIECE_VALUES[piece] + PST[us, piece][move.from_square])
+                placed = move.promotion or piece
+                if placed != chess.KING:
+                    score += sign * (PIECE_VALUES[placed] + PST[us, placed][move.to_square])
+                if move.promotion:
+                    material += PIECE_VALUES[move.promotion]
+                them = not us
+                if board.is_en_passant(move):
+                    square = move.to_square + (-8 if us == chess.WHITE else 8)
+                    score += sign * (PIECE_VALUES[chess.PAWN] + PST[them, chess.PAWN][square])
+                else:
+                    captured = board.piece_type_at(move.to_square)
+                    if captured:
+                        score += sign * (PIECE_VALUES[captured]
+                                         + PST[them, captured][move.to_square])
+                        if captured != chess.PAWN:
+                            material -= PIECE_VALUES[captured]
+        self._stack.append((score, material))
+
+    def pop(self) -> None:
+        """After ``board.pop()``."""
+        self._stack.pop()
+
+    def evaluate_incremental(self, board: chess.Board) -> float:
+        """The score of ``board`` from the running sums (equals ``evaluate``)."""
+        mate = checkmate_score(board)
+        if mate is not None:
+            return mate
+        return self._with_kings(board, *self._stack[-1])

@@ -1,0 +1,264 @@
+"""The efficiently updatable network (NNUE) inside a search, and learned piece-square tables.
+
+A network's first layer is ``acc = b + sum of W[f] over the active features f`` (one
+weight row per piece on a square, ``chesslab.nn.FeatureTransformer``). A move changes
+at most four features (a piece leaves a square, arrives on another, a captured piece
+goes, a castling rook moves), so the search does not recompute ``acc``: on every
+``push`` it adds and subtracts those few rows, on ``pop`` it goes back to the previous
+one. The rest of the network is small (2 x 128 -> 32 -> 1), so one evaluation costs
+about what the hand-written piece-square tables cost, yet it was learned from
+Stockfish's scores. That is the idea behind Stockfish's NNUE, here in numpy.
+
+Two accumulators are kept, one per side's view of the board (White's view and Black's
+view, the board upside down); the side to move's comes first when the rest of the
+network reads them. ``LinearPSTEvaluator`` is the one-number version: a linear model of
+the side to move's 768 features is exactly twelve piece-square tables, learned.
+"""
+from __future__ import annotations
+
+
+import chess
+import numpy as np
+
+from chesslab.board.encoding import N_PIECE_SQUARES, piece_square_feature
+from chesslab.evaluators.neural import TARGET_SCALE_CP, NetworkEvaluator
+from chesslab.nn import ClippedReLU, Dense, FeatureTransformer, NNUEHead
+from chesslab.board.scores import checkmate_score
+
+_COLOR_INDEX = {chess.WHITE: 0, chess.BLACK: 1}
+
+try:    # the clip ufunc itself: np.clip's Python wrapper costs more than the clip here
+    from numpy._core.umath import clip as _clip
+except ImportError:                                    # numpy 1.x
+    def _clip(x, low, high, out):
+        return np.minimum(np.maximum(x, low, out=out), high, out=out)
+
+
+def absolute_index(color: chess.Color, piece_type: chess.PieceType, square: chess.Square) -> int:
+    """Row of the accumulator table: (colour, piece type, square) from no one's view."""
+    return (_COLOR_INDEX[color] * 6 + piece_type - 1) * 64 + square
+
+
+def move_changes(board: chess.Board, move: chess.Move):
+    """(added, removed): the (colour, piece, square) rows ``move`` adds and removes.
+
+    ``board`` is the position before the move. Handles captures, en passant, promotion
+    and castling (standard ``e1g1`` and king-takes-rook notation); the null move
+    changes nothing.
+    """
+    if not move:
+        return (), ()
+    us, them = board.turn, not board.turn
+    piece = board.piece_type_at(move.from_square)
+    removed = [absolute_index(us, piece, move.from_square)]
+    if piece == chess.KING and board.is_castling(move):
+        rank = chess.square_rank(move.from_square)
+        kingside = board.is_kingside_castling(move)
+        if board.piece_type_at(move.to_square) == chess.ROOK and board.color_at(move.to_square) == us:
+            rook_from = move.to_square                       # king-takes-rook notation
+        else:
+            rook_from = chess.square(7 if kingside else 0, rank)
+        king_to = chess.square(6 if kingside else 2, rank)
+        rook_to = chess.square(5 if kingside else 3, rank)
+        removed.append(absolute_index(us, chess.ROOK, rook_from))
+        return ((absolute_index(us, chess.KING, king_to),
+                 absolute_index(us, chess.ROOK, rook_to)), removed)
+    added = (absolute_index(us, move.promotion or piece, move.to_square),)
+    if piece == chess.PAWN and board.is_en_passant(move):
+        captured_square = move.to_square + (-8 if us == chess.WHITE else 8)
+        removed.append(absolute_index(them, chess.PAWN, captured_square))
+    else:
+        captured = board.piece_type_at(move.to_square)
+        if captured:
+            removed.append(absolute_index(them, captured, move.to_square))
+    return added, removed
+
+
+class _SideToMoveNetwork(NetworkEvaluator):
+    """A network evaluator whose encoding, target and perspective are fixed by its class."""
+
+    @classmethod
+    def from_model(cls, model, name: str, encoding=None, target=None, perspective=None):
+        return cls(model, name)
+
+
+class NNUEEvaluator(_SideToMoveNetwork):
+    """An NNUE network with an incrementally updated accumulator.
+
+    Outside a search ``evaluate(board)`` builds the accumulator from scratch. A search
+    calls ``reset(root)`` once, then ``push(board, move)`` before each ``board.push``,
+    ``pop()`` after each ``board.pop`` and ``evaluate_incremental(board)`` at a leaf
+    (``incremental = True`` tells it to).
+    """
+
+    incremental = True
+
+    def __init__(self, model, name: str = "nnue"):
+        layers = model.layers
+        plain = (len(layers) == 5 and isinstance(layers[0], FeatureTransformer)
+                 and isinstance(layers[1], ClippedReLU) and isinstance(layers[2], Dense)
+                 and isinstance(layers[3], ClippedReLU) and isinstance(layers[4], Dense)
+                 and layers[4].n_out == 1)
+        with_psqt = (len(layers) == 2 and isinstance(layers[0], FeatureTransformer)
+                     and isinstance(layers[1], NNUEHead)
+                     and layers[0].n_out == layers[1].hidden + 1)
+        if not (plain or with_psqt) or layers[0].n_features != N_PIECE_SQUARES:
+            raise ValueError(f"{model.name!r} is not an NNUE network (FeatureTransformer(768, "
+                             f"H) then ClippedReLU, Dense, ClippedReLU, Dense(., 1), or an "
+                             f"NNUEHead); build one with chesslab.nn.nnue_net()")
+        super().__init__(model, "piece_square", "logit", name, "side_to_move")
+        ft = layers[0]
+        hidden, out = (layers[2], layers[4]) if plain else layers[1].layers[1::2]
+        h = ft.n_out                       # accumulator width per side (PSQT included)
+        w = ft.params["W"].astype(np.float64)
+        # One row per (colour, piece, square): White's view beside Black's view, so one
+        # addition updates both accumulators. The last number is a constant 1 (zero in
+        # every row, 1 in the bias): it survives the clipped ReLU and carries the
+        # head's biases, so the head is two products and two clips, nothing else.
+        self.rows = np.zeros((2 * 6 * 64, 2 * h + 1))
+        for color in chess.COLORS:
+            for piece_type in chess.PIECE_TYPES:
+                for square in chess.SQUARES:
+                    row = self.rows[absolute_index(color, piece_type, square)]
+                    row[:h] = w[piece_square_feature(chess.WHITE, color, piece_type, square)]
+                    row[h:2 * h] = w[piece_square_feature(chess.BLACK, color, piece_type, square)]
+        self.bias = np.append(np.tile(ft.params["b"].astype(np.float64), 2), 1.0)
+        w1 = hidden.params["W"].astype(np.float64)
+        k = w1.shape[0] // 2               # hidden numbers per side that the head reads
+        if with_psqt:
+            # The PSQT number of each side gets a zero row: the head ignores it, and
+            # the score adds half the difference of the two (side to move first).
+            zero = np.zeros((1, w1.shape[1]))
+            w1 = np.vstack([w1[:k], zero, w1[k:], zero])
+        b1 = hidden.params["b"].astype(np.float64)
+        self.w1t = {}        # the first head layer, transposed: (outputs, inputs)
+        for turn, order in ((chess.WHITE, w1), (chess.BLACK, np.vstack([w1[h:], w1[:h]]))):
+            # the constant 1 brings b1, and one more hidden number that is always 1
+            # (it brings b2 through w2)
+            full = np.zeros((2 * h + 1, len(b1) + 1))
+            full[:2 * h, :len(b1)] = order
+            full[2 * h] = np.append(b1, 1.0)
+            self.w1t[turn] = np.ascontiguousarray(full.T)
+        self.psqt = None if plain else (h - 1, 2 * h - 1)
+        self.w2 = np.append(out.params["W"][:, 0].astype(np.float64), float(out.params["b"][0]))
+        self._stack = np.zeros((256, 2 * h + 1))
+        self._changes = [None] * len(self._stack)     # (added, removed) of each level's move
+        self._top = self._ready = -1
+        self._x, self._hidden = np.empty(2 * h + 1), np.empty(len(b1) + 1)  # _score's buffers
+
+    # ------------------------------------------------------------ from scratch
+    def accumulator(self, board: chess.Board) -> np.ndarray:
+        """Both accumulators of ``board`` (White's view, Black's view), from scratch."""
+        rows = [absolute_index(color, piece_type, square)
+                for color in chess.COLORS for piece_type in chess.PIECE_TYPES
+                for square in chess.scan_forward(board.pieces_mask(piece_type, color))]
+        return self.bias + self.rows[rows].sum(axis=0)
+
+    def _score(self, acc, turn) -> float:
+        """The rest of the network on an accumulator -> centipawns, White's view.
+
+        Written for speed at one position: the clipped ReLUs write into buffers kept
+        between calls, and the first layer's weights are stored transposed (``W.T @ x``
+        is the faster product for one vector here)."""
+        x = _clip(acc, 0.0, 1.0, out=self._x)
+        hidden = _clip(np.dot(self.w1t[turn], x, out=self._hidden), 0.0, 1.0, out=self._hidden)
+        z = float(np.dot(hidden, self.w2))
+        if self.psqt is not None:       # White's PSQT minus Black's, from White's view
+            white, black = self.psqt
+            half = 0.5 * float(acc[white] - acc[black])
+            z += half if turn == chess.WHITE else -half
+        return TARGET_SCALE_CP * z if turn == chess.WHITE else -TARGET_SCALE_CP * z
+
+    def evaluate(self, board: chess.Board) -> float:
+        mate = checkmate_score(board)
+        if mate is not None:
+            return mate
+        return float(self._score(self.accumulator(board), board.turn))
+
+    # ------------------------------------------------------------ inside a search
+    def reset(self, board: chess.Board) -> None:
+        """Start a search at ``board``: the stack holds its accumulator only."""
+        self._stack[0] = self.accumulator(board)
+        self._top = self._ready = 0
+
+    def push(self, board: chess.Board, move: chess.Move) -> None:
+        """Before ``board.push(move)``: note the rows the move adds and removes.
+
+        The additions wait until a position below is evaluated (a lazy update, as in
+        Stockfish): many pushed positions never are (a cutoff, a transposition-table
+        hit, a repetition), and their update would be wasted work."""
+        top = self._top + 1
+        if top == len(self._stack):
+            self._stack = np.vstack([self._stack, np.zeros_like(self._stack)])
+            self._changes += [None] * (len(self._stack) - len(self._changes))
+        self._changes[top] = move_changes(board, move)
+        self._top = top
+
+    def pop(self) -> None:
+        """After ``board.pop()``: back to the previous accumulator."""
+        self._top -= 1
+        self._ready = min(self._ready, self._top)
+
+    def current_accumulator(self) -> np.ndarray:
+        """The accumulator of the position on top of the stack: the last one up to date
+        plus, move by move, the rows each move added minus the rows it removed."""
+        stack, rows = self._stack, self.rows
+        for level in range(self._ready + 1, self._top + 1):
+            added, removed = self._changes[level]
+            nxt = stack[level]
+            if added:                    # copy and first addition in one step
+                np.add(stack[level - 1], rows[added[0]], out=nxt)
+            else:                        # the null move
+                nxt[:] = stack[level - 1]
+            for a in added[1:]:
+                nxt += rows[a]
+            for r in removed:
+                nxt -= rows[r]
+        self._ready = self._top
+        return stack[self._top]
+
+    def evaluate_incremental(self, board: chess.Board) -> float:
+        """The score of ``board`` from the accumulator on top of the stack."""
+        return self._score(self.current_accumulator(), board.turn)
+
+
+class LinearPSTEvaluator(_SideToMoveNetwork):
+    """Learned piece-square tables: a linear model of the side to move's 768 features.
+
+    Evaluated like ``pst``: one table lookup per piece, summed.
+    """
+
+    def __init__(self, model, name: str = "linear"):
+        if len(model.layers) != 1 or not isinstance(model.layers[0], Dense) \
+                or model.input_shape != (N_PIECE_SQUARES,):
+            raise ValueError(f"{model.name!r} is not a linear model of the 768 piece-square "
+                             f"features; build one with chesslab.nn.linear_pst_net()")
+        super().__init__(model, "piece_square_mover", "logit", name, "side_to_move")
+        w = model.layers[0].params["W"][:, 0].astype(np.float64) * TARGET_SCALE_CP
+        self.bias = float(model.layers[0].params["b"][0]) * TARGET_SCALE_CP
+        #: tables[perspective][(colour, piece)] -> 64 centipawn values by square
+        self.tables = {perspective: {
+            (color, piece_type): [float(w[piece_square_feature(perspective, color, piece_type, sq)])
+                                  for sq in chess.SQUARES]
+            for color in chess.COLORS for piece_type in chess.PIECE_TYPES}
+            for perspective in chess.COLORS}
+
+    def table(self, piece_type: chess.PieceType, ours: bool = True) -> np.ndarray:
+        """The learned 8x8 table (centipawns, rank 8 on top) of the side to move's
+        (``ours``) or the opponent's piece, White to move."""
+        color = chess.WHITE if ours else chess.BLACK
+        values = self.tables[chess.WHITE][color, piece_type]
+        return np.array([[values[chess.square(f, 7 - r)] for f in range(8)] for r in range(8)])
+
+    def evaluate(self, board: chess.Board) -> float:
+        mate = checkmate_score(board)
+        if mate is not None:
+            return mate
+        tables = self.tables[board.turn]
+        score = self.bias
+        for color in chess.COLORS:
+            for piece_type in chess.PIECE_TYPES:
+                values = tables[color, piece_type]
+                for square in chess.scan_forward(board.pieces_mask(piece_type, color)):
+                    score += values[square]
+        return score if board.turn == chess.WHITE else -score

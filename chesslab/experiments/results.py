@@ -1,0 +1,482 @@
+"""Measured results: each command writes data/results/NAME.json (``files.RESULTS_DIR``).
+
+Timings, long matches and trainings cannot be recomputed every time a figure is drawn or
+a notebook runs (and a figure must come out byte-identical on every run), so they are
+measured here, once, by a named command, and the figures and notebooks read the files:
+
+    python -m chesslab results evaluators      # the evaluators' table (training.results_table)
+    python -m chesslab results depth-cost      # nodes and seconds vs depth per algorithm
+    python -m chesslab results tournament      # round robin between evaluators
+    python -m chesslab results match --a nnue@1s --b pst@1s --games 100 --workers 2
+    python -m chesslab results recipe          # what each training-recipe step buys
+    python -m chesslab results bayes           # Naive Bayes against simple baselines
+    python -m chesslab results bayes-matches   # bayes:3 against random, material:3, pst:3
+    python -m chesslab results mcts-matches    # mcts:300 against the classic players
+    python -m chesslab results mcts-head-to-head --a NEW.json --b OLD.json
+
+Long runs survive being stopped: ``parallel.resumable_map`` appends every finished job (a pair of
+games, a chunk of games) to a checkpoint in data/results/partial/, and a rerun of the
+same command plays only the jobs that checkpoint lacks. ``record_match`` adds a match to
+a results file, replacing a rerun of the same match.
+"""
+from __future__ import annotations
+
+import datetime
+import itertools
+import platform
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import chess
+from tqdm.auto import tqdm
+
+from chesslab.matches.match import OPENINGS, MatchResult, match, play_game
+from chesslab.training.pretraining import shipped_game_split
+from chesslab.datasets.positions import Dataset
+from chesslab.evaluators.registry import EVALUATORS, load_evaluator
+from chesslab.base.files import RESULTS_DIR, file_tag, read_json, write_json_atomic
+from chesslab.datasets.records import DEFAULT_GAMES, read_games
+from chesslab.search.mcts import DEFAULT_MODEL
+from chesslab.training.measure import SEARCH_SAMPLE, search_metrics
+from chesslab.base.parallel import parallel_map, resumable_map
+from chesslab.matches.players import is_available, make_player, model_file
+from chesslab.evaluators.policy_value import load_policy_value
+from chesslab.training.recipe import RECIPE_STEPS
+from chesslab.search.alphabeta import search
+from chesslab.matches.tournament import round_robin
+from chesslab.training.pipeline import SHIPPED, evaluator_for, load, split, train_net
+
+#: Positions for the depth-cost measurement: an opening, a middlegame, an endgame.
+DEPTH_COST_POSITIONS = {
+    "start": chess.STARTING_FEN,
+    "Giuoco Piano 8...d5": "r1bqk2r/ppp2ppp/2n2n2/3p4/2BPP3/5N2/PP1N1PPP/R2QK2R w KQkq - 0 9",
+    "rook endgame": "8/5pk1/6p1/8/3R4/6P1/r4PK1/8 w - - 0 1",
+}
+#: Players of the default tournament: random, every evaluator of the registry at depth 2
+#: (learned ones when their model files exist) and MCTS.
+TOURNAMENT_PLAYERS = ("random", *(f"{name}:2" for name in EVALUATORS), "mcts:100")
+
+
+def _stamp() -> dict:
+    return {"date": datetime.date.today().isoformat(), "python": platform.python_version(),
+            "machine": platform.machine()}
+
+
+def measure_depth_cost(depths=(1, 2, 3, 4), algorithms=("minimax", "alphabeta", "full"),
+                       positions=None, evaluator="material", progress=True) -> dict:
+    """Nodes and seconds of each algorithm at each depth, summed over a few positions.
+
+    The thesis warns that the depth limit drives decision time: minimax's cost grows
+    like (moves per position) ** depth; alpha-beta's roughly like its square root.
+    """
+    positions = dict(positions or DEPTH_COST_POSITIONS)
+    ev = load_evaluator(evaluator)
+    rows = []
+    jobs = list(itertools.product(algorithms, depths))
+    for algorithm, depth in tqdm(jobs, desc="depth cost", disable=not progress):
+        nodes, seconds, scores = 0, 0.0, []
+        for fen in positions.values():
+            start = time.perf_counter()
+            result = search(chess.Board(fen), ev, depth=depth, algorithm=algorithm)
+            seconds += time.perf_counter() - start
+            nodes += result.nodes
+            scores.append(result.score)
+        rows.append({"algorithm": algorithm, "depth": depth, "nodes": nodes,
+                     "seconds": round(seconds, 4), "scores": scores})
+    return {"what": "search cost vs depth, summed over the positions", "evaluator": evaluator,
+            "positions": positions, "rows": rows, **_stamp()}
+
+
+def run_tournament(players=TOURNAMENT_PLAYERS, games: int = 4, seed: int = 0,
+                   max_plies: int = 300, progress=True) -> dict:
+    """A round robin: every pair plays ``games`` games (colours alternate)."""
+    players = [p for p in players if is_available(p)]
+    table = round_robin(players, games=games, seed=seed, max_plies=max_plies,
+                        progress=progress)
+    return {**table, **_stamp()}
+
+
+def score_matrix(tournament: dict):
+    """(players, matrix) where matrix[i][j] is player i's score against j (None on the diagonal)."""
+    players = tournament["players"]
+    index = {p: i for i, p in enumerate(players)}
+    matrix = [[None] * len(players) for _ in players]
+    for key, r in tournament["pairs"].items():
+        a, b = key.split(" vs ")
+        n = r["wins"] + r["draws"] + r["losses"]
+        if not n:
+            continue
+        score = (r["wins"] + 0.5 * r["draws"]) / n
+        matrix[index[a]][index[b]] = score
+        matrix[index[b]][index[a]] = 1 - score
+    return players, matrix
+
+
+#: The nets the recipe ablation trains by default (``results recipe``).
+RECIPE_NETS = ("ann", "nnue")
+
+
+def measure_recipe(names=RECIPE_NETS, dataset: Dataset | None = None,
+                   sample: int = SEARCH_SAMPLE, progress: bool = True) -> dict:
+    """Train each net once per recipe step (cumulative) and measure it as a search
+    uses it (``search_metrics`` at depth 1 on the test split): what each step buys.
+
+    Nets that only read the side to move's view (nnue, linear) start at that step.
+    """
+    dataset = dataset if dataset is not None else load()
+    splits = split(dataset)
+    cache, rows = {}, []
+    for name in names:
+        settings = dict(perspective="white", target="tanh", quiet=False, flip=False,
+                        extra_plies=False, leaves=False)
+        for label, change in RECIPE_STEPS:
+            settings.update(change)
+            only = EVALUATORS[name].perspective
+            if only is not None and settings["perspective"] != only:
+                continue
+            config = replace(SHIPPED[name], **settings, mirror=False)
+            result = train_net(name, dataset, config, False, splits, cache)
+            model, kind = result.model, result.kind
+            evaluator = evaluator_for(name, model, result.encoding, kind, config.perspective)
+            searched = search_metrics(evaluator, splits[2], sample=sample)
+            rows.append({"net": name, "step": label, "recipe": dict(settings),
+                         "epochs": len(result.history.epoch),
+                         "train_examples": result.train_examples,
+                         "train_seconds": round(result.seconds, 1),
+                         "static_test": result.test, "search_depth1": searched})
+            if progress:
+                s = searched["all"]
+                print(f"{name:5s} {label:26s} depth-1 MAE {s['mae_cp']:6.1f}  r "
+                      f"{s['correlation']:.3f}  sign {s['sign_accuracy']:.3f}  (White / "
+                      f"Black to move {searched['white_to_move']['mae_cp']:.0f} / "
+                      f"{searched['black_to_move']['mae_cp']:.0f})", flush=True)
+    return {"what": "each recipe step added to the one above; depth-1 search metrics on "
+                    f"{sample} test positions", "rows": rows,
+            "dataset": {"positions": len(dataset), **dataset.metadata}, **_stamp()}
+
+
+def result_path(name: str) -> Path:
+    """Where the results file ``name`` lives (data/results/NAME.json)."""
+    return RESULTS_DIR / f"{name}.json"
+
+
+def checkpoint_path(name: str) -> Path:
+    """Where an unfinished run named ``name`` keeps its finished jobs."""
+    return RESULTS_DIR / "partial" / f"{name}.jsonl"
+
+
+# ---------------------------------------------------------------- resumable runs
+def run_checkpointed(name: str, function, jobs, workers=1, progress=True) -> list:
+    """``resumable_map`` with the checkpoint ``checkpoint_path(name)``, deleted once
+    every job is done."""
+    checkpoint = checkpoint_path(name)
+    results = resumable_map(function, jobs, checkpoint, workers, progress)
+    checkpoint.unlink(missing_ok=True)
+    return results
+
+
+#: What makes two entries of matches.json the same match (a rerun replaces it).
+MATCH_KEY = ("a", "b", "a_model", "b_model", "games", "seed")
+
+
+def record_match(entry: dict, path=None, key=MATCH_KEY) -> None:
+    """Add ``entry`` to the "matches" of a results file (default matches.json), replacing
+    one with the same values at ``key`` (a rerun, not a second result); whatever else
+    the file holds is kept."""
+    path = Path(path or result_path("matches"))
+    doc = read_json(path, "results file") if path.exists() else {"matches": []}
+    doc["matches"] = [m for m in doc["matches"]
+                      if tuple(m.get(k) for k in key) != tuple(entry.get(k) for k in key)]
+    doc["matches"].append(entry)
+    write_json_atomic(path, doc, indent=1)
+
+
+# ---------------------------------------------------------------- long matches, in parallel
+def held_out_openings(count: int, plies: int = 8, seed: int = 0,
+                      balanced_cp: int = 80) -> list[str]:
+    """The first ``plies`` moves (UCI) of games whose positions no network trained on
+    (the test part of ``Dataset.split(seed=seed)``), kept only where Stockfish's label
+    of the position after them is within ``balanced_cp`` of equal: the shipped games
+    open with 3-6 random plies, which can leave one side clearly better."""
+    test = split(load(), seed=seed)[2]
+    at_ply = {int(g): int(cp) for g, ply, cp in zip(test.game_id, test.ply, test.cp)
+              if g >= 0 and ply == plies}
+    lines = []
+    for game in read_games(DEFAULT_GAMES):
+        cp = at_ply.get(int(game.headers.get("GameId", -1)))
+        if cp is None or abs(cp) > balanced_cp:
+            continue
+        moves = list(game.mainline_moves())
+        line = " ".join(m.uci() for m in moves[:plies])
+        if len(moves) > plies + 20 and line not in lines:
+            lines.append(line)
+        if len(lines) == count:
+            break
+    if len(lines) < count:
+        raise ValueError(f"only {len(lines)} balanced held-out openings of {plies} plies; "
+                         f"ask for fewer games")
+    return lines
+
+
+def _pair_job(a, b, opening, seed, max_plies, resign_cp=None, a_model=None, b_model=None):
+    return {"a": a, "a_model": a_model, "b": b, "b_model": b_model, "opening": opening,
+            "seed": seed, "max_plies": max_plies, "resign_cp": resign_cp}
+
+
+def _play_pair(job) -> list:
+    """Both games of one opening (a as White, then b as White): [(pgn text, a's points)]."""
+    out = []
+    with make_player(job["a"], seed=job["seed"], model=job["a_model"]) as a, \
+            make_player(job["b"], seed=job["seed"] + 1, model=job["b_model"]) as b:
+        for white, black in ((a, b), (b, a)):
+            game = play_game(white, black, opening=job["opening"], max_plies=job["max_plies"],
+                             resign_cp=job["resign_cp"])
+            points = {"1-0": 1.0, "0-1": 0.0}.get(game.headers["Result"], 0.5)
+            out.append((str(game), points if white is a else 1.0 - points))
+    return out
+
+
+def _termination(pgn_text: str) -> str:
+    return pgn_text.split('[Termination "', 1)[1].split('"', 1)[0]
+
+
+def _tally(spec_a, spec_b, pairs) -> MatchResult:
+    """Player a's wins, draws and losses over pairs of games."""
+    result = MatchResult(spec_a, spec_b)
+    for pair in pairs:
+        for _, points in pair:
+            result.add(points)
+    return result
+
+
+def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed: int = 0,
+              max_plies: int = 300, resign_cp: float | None = 1000, progress=True,
+              checkpoint=None) -> dict:
+    """``games`` games a vs b from held-out openings, each opening with both colours,
+    ``workers`` games at a time (same results for any number of workers).
+
+    With a ``checkpoint`` file (``resumable_map``) a match stopped after an hour loses
+    at most one pair of games per worker."""
+    if games < 2 or games % 2:
+        raise ValueError(f"games must be an even number >= 2 (each opening is played with "
+                         f"both colours), got {games}")
+    openings = held_out_openings(games // 2)
+    jobs = [_pair_job(spec_a, spec_b, line, seed + 2 * i, max_plies, resign_cp)
+            for i, line in enumerate(openings)]
+    start = time.perf_counter()
+    pairs = resumable_map(_play_pair, jobs, checkpoint, workers, progress)
+    seconds = time.perf_counter() - start
+    result = _tally(spec_a, spec_b, pairs)
+    endings = {}
+    for pair in pairs:
+        for text, _ in pair:
+            ending = _termination(text)
+            endings[ending] = endings.get(ending, 0) + 1
+    low, high = result.score_interval()
+    return {"a": spec_a, "b": spec_b, "a_model": _model_tag(spec_a),
+            "b_model": _model_tag(spec_b), "games": result.n, "wins": result.wins,
+            "draws": result.draws, "losses": result.losses, "score": result.score,
+            "interval95": [low, high], "elo": _finite(result.elo),
+            "elo_error": _finite(result.elo_error), "endings": endings,
+            "openings": f"first 8 plies of {len(openings)} test-split games (Stockfish "
+                        f"within 80 cp of equal after them), each with both colours",
+            "max_plies": max_plies, "resign_cp": resign_cp, "seed": seed,
+            "workers": workers, "seconds": round(seconds, 1), "summary": result.summary(),
+            "pgn": [text for pair in pairs for text, _ in pair], **_stamp()}
+
+
+def record_long_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2,
+                      seed: int = 0, max_plies: int = 300, resign_cp: float | None = 1000,
+                      path=None) -> dict:
+    """``run_match`` with its checkpoint named by ``match_name`` (a stopped match resumes),
+    recorded in ``path`` (default matches.json) once it is done; returns the entry."""
+    checkpoint = checkpoint_path(match_name(spec_a, spec_b, games, seed))
+    entry = run_match(spec_a, spec_b, games, workers, seed, max_plies, resign_cp,
+                      checkpoint=checkpoint)
+    record_match(entry, path)
+    checkpoint.unlink(missing_ok=True)
+    return entry
+
+
+def _model_tag(spec: str) -> str | None:
+    """SHA-256 prefix of the model file a player spec reads (None for hand-written ones)."""
+    path = model_file(spec)
+    return file_tag(path) if path is not None and path.exists() else None
+
+
+def _finite(x):
+    return x if x == x and abs(x) != float("inf") else None
+
+
+def match_name(spec_a: str, spec_b: str, games: int, seed: int) -> str:
+    """The checkpoint name of a match (players, models, games and seed, so a retrained
+    model never resumes an old match)."""
+    tags = "_".join(t or "hand" for t in (_model_tag(spec_a), _model_tag(spec_b)))
+    return f"{spec_a}_vs_{spec_b}_{games}g_seed{seed}_{tags}".replace(":", "-").replace("/", "-")
+
+
+# ---------------------------------------------------------------- the Naive Bayes engine's matches
+def _play_chunk(job) -> dict:
+    """``size`` games of player vs opponent from two of the arena's openings (chunk
+    ``index`` uses openings 2 index and 2 index + 1, seed ``index``)."""
+    player, opponent, index, size, max_plies = job
+    openings = tuple(OPENINGS[(2 * index + k) % len(OPENINGS)] for k in range(2))
+    start = time.perf_counter()
+    result = match(player, opponent, games=size, openings=openings, seed=index,
+                   max_plies=max_plies, progress=False)
+    games = [{"white": g.headers["White"], "black": g.headers["Black"],
+              "result": g.headers["Result"], "termination": g.headers["Termination"],
+              "plies": int(g.headers["PlyCount"]), "opening": g.headers.get("Opening", "")}
+             for g in result.games]
+    return {"wins": result.wins, "draws": result.draws, "losses": result.losses,
+            "seconds": round(time.perf_counter() - start, 1), "games": games}
+
+
+def _chunks_summary(player: str, chunks: dict) -> dict:
+    """Totals over finished chunks, with the arena's score interval and Elo."""
+    total = MatchResult(player, "")
+    for chunk in chunks.values():
+        total.wins += chunk["wins"]
+        total.draws += chunk["draws"]
+        total.losses += chunk["losses"]
+    finite = lambda x: round(x, 1) if _finite(x) is not None else None  # noqa: E731
+    low, high = total.score_interval()
+    return {"games": total.n, "wins": total.wins, "draws": total.draws,
+            "losses": total.losses, "score": round(total.score, 4),
+            "score_95": [round(low, 4), round(high, 4)], "elo": finite(total.elo),
+            "elo_error": finite(total.elo_error)}
+
+
+def bayes_matches(player: str = "bayes:3", opponents=("random", "material:3", "pst:3"),
+                  games: int = 40, chunk: int = 4, max_plies: int = 400, workers: int = 1,
+                  progress=True) -> dict:
+    """``games`` games of ``player`` against each opponent in chunks of ``chunk``
+    (colours alternate), round-robin over the opponents, resumable chunk by chunk;
+    what data/results/bayes_matches.json holds."""
+    if chunk < 2 or chunk % 2 or games % chunk:
+        raise ValueError(f"chunks hold an even number of games (both colours of each "
+                         f"opening) and games must be a multiple of it; got --chunk {chunk}, "
+                         f"--games {games}")
+    jobs = [[player, opponent, index, chunk, max_plies]
+            for index in range(games // chunk) for opponent in opponents]
+    name = f"bayes_matches_{player}_{games}g_{chunk}_{max_plies}".replace(":", "-")
+    results = run_checkpointed(name, _play_chunk, jobs, workers, progress)
+    matches = {}
+    for (_, opponent, index, _, _), chunk_result in zip(jobs, results):
+        matches.setdefault(opponent, {"chunks": {}})["chunks"][str(index)] = chunk_result
+    for entry in matches.values():
+        entry["summary"] = _chunks_summary(player, entry["chunks"])
+    return {"player": player, "chunk": chunk, "max_plies": max_plies, "matches": matches}
+
+
+# ---------------------------------------------------------------- MCTS
+def _play_mcts_match(job) -> dict:
+    """One pairing of mcts-matches: ``arena.match`` with the player's move times."""
+    spec, opponent, games, max_plies, seed, network, tag = job
+    player = make_player(spec, seed=seed, model=network)
+    move_times = []
+    choose = player.choose_move
+
+    def timed(board):
+        start = time.perf_counter()
+        move = choose(board)
+        move_times.append(time.perf_counter() - start)
+        return move
+
+    player.choose_move = timed
+    start = time.perf_counter()
+    res = match(player, opponent, games=games, seed=seed, max_plies=max_plies, progress=False)
+    return {"player": spec, "opponent": opponent, "network": tag, "games": games,
+            "max_plies": max_plies, "wins": res.wins, "draws": res.draws,
+            "losses": res.losses, "score": res.score, "summary": res.summary(),
+            "mean_move_seconds": sum(move_times) / max(len(move_times), 1),
+            "terminations": [g.headers.get("Termination") for g in res.games],
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+#: What makes two entries of mcts_matches.json the same pairing.
+MCTS_MATCH_KEY = ("player", "opponent", "games", "max_plies", "network")
+
+
+def mcts_matches(player: str = "mcts:300", opponents=("random", "material:2", "pst:3"),
+                 games: int = 20, max_plies: int = 200, seed: int = 0, network=None,
+                 workers: int = 1, path=None, progress=True) -> list:
+    """``games`` games of the MCTS player (with ``network``, default the shipped one)
+    against each opponent (``arena.match``: colours alternate, each opening from both
+    sides). Each pairing is recorded in ``path`` (default mcts_matches.json) under the
+    SHA-256 of the network as soon as it is played; a pairing already there is skipped,
+    so a stopped run resumes and a retrained network starts a fresh table."""
+    if not player.startswith("mcts"):
+        raise ValueError(f"the player must be an MCTS spec such as mcts:300, not {player!r}")
+    path = Path(path or result_path("mcts_matches"))
+    tag = file_tag(network or DEFAULT_MODEL, 16)
+    played = read_json(path, "results file")["matches"] if path.exists() else []
+    done = {tuple(m.get(k) for k in MCTS_MATCH_KEY) for m in played}
+    jobs = [(player, opponent, games, max_plies, seed, network and str(network), tag)
+            for opponent in opponents
+            if (player, opponent, games, max_plies, tag) not in done]
+    if progress and len(jobs) < len(opponents):
+        print(f"{len(opponents) - len(jobs)} pairing(s) already in {path.name}")
+
+    def save(_index, entry):
+        record_match(entry, path, MCTS_MATCH_KEY)
+        if progress:
+            print(entry["summary"], f"(mean move time {entry['mean_move_seconds']:.2f} s)",
+                  flush=True)
+    return parallel_map(_play_mcts_match, jobs, workers, on_result=save)
+
+
+def record_openings(count: int, plies: int = 8) -> list[str]:
+    """The first ``plies`` moves of the held-out game records (the last tenth of the
+    shipped games, which the bootstrap never trained on)."""
+    lines = []
+    for game in shipped_game_split()[1]:
+        if len(lines) >= count:
+            break
+        moves = list(game.mainline_moves())
+        if len(moves) > plies + 20:
+            lines.append(" ".join(m.uci() for m in moves[:plies]))
+    return lines
+
+
+def self_play_iterations(path) -> dict:
+    """``{"after_iterations": N}`` when the network was trained by N self-play iterations
+    (``train_selfplay`` notes them in the file; the shipped network under "selfplay"),
+    else {}: notebook 12 plots the matches of such networks against the bootstrap."""
+    notes = load_policy_value(path).training_notes
+    n = notes.get("iterations", notes.get("selfplay", {}).get("iterations"))
+    return {} if n is None else {"after_iterations": int(n)}
+
+
+def mcts_head_to_head(a, b, simulations: int = 300, games: int = 64, max_plies: int = 200,
+                      workers: int = 2, seed: int = 0, progress=True) -> dict:
+    """Two policy-value networks head to head, both with MCTS at ``simulations``: the 16
+    standard openings of ``arena.match`` and, past 32 games, held-out game records
+    (``record_openings``), each start once with each colour. Both search greedily (no
+    noise, most visited move), so games differ only by their start; resumable pair by
+    pair. The entry for data/results/mcts_head_to_head.json."""
+    if games < 2 or games % 2:
+        raise ValueError(f"games must be an even number >= 2, got {games}")
+    starts = games // 2
+    openings = list(OPENINGS[:starts]) + record_openings(max(0, starts - len(OPENINGS)))
+    spec = f"mcts:{simulations}"
+    jobs = [_pair_job(spec, spec, line, seed + 2 * i, max_plies, None, str(a), str(b))
+            for i, line in enumerate(openings)]
+    tags = {p: file_tag(p, 16) for p in (a, b)}
+    start = time.perf_counter()
+    pairs = run_checkpointed(f"head_to_head_{tags[a]}_{tags[b]}_{simulations}_{games}g_"
+                             f"{max_plies}_seed{seed}", _play_pair, jobs, workers, progress)
+    res = _tally(f"{Path(a).name} {spec}", f"{Path(b).name} {spec}", pairs)
+    low, high = res.score_interval()
+    return {**self_play_iterations(a), "a": Path(a).name, "b": Path(b).name,
+            "a_network": tags[a], "b_network": tags[b], "simulations": simulations,
+            "games": res.n, "max_plies": max_plies, "seed": seed, "wins": res.wins,
+            "draws": res.draws, "losses": res.losses, "score": round(res.score, 4),
+            "ci95": [round(low, 3), round(high, 3)], "summary": res.summary(),
+            "terminations": [_termination(text) for pair in pairs for text, _ in pair],
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+#: What makes two entries of mcts_head_to_head.json the same match.
+HEAD_TO_HEAD_KEY = ("a_network", "b_network", "simulations", "games", "max_plies", "seed")

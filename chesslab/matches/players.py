@@ -1,0 +1,256 @@
+"""Players: anything with ``choose_move(board) -> chess.Move``.
+
+``make_player(spec)`` turns a short text into a player, for matches and the CLI:
+
+=====================  =====================================================
+``random``             a legal move at random (the Naive Bayes chapter's baseline)
+``minimax:D``          the thesis: plain minimax, material evaluation, depth D
+``alphabeta:D``        plain alpha-beta (the chapter, the tutorial), material, depth D
+``EVAL:D``             the full search with evaluator EVAL (material, pst, ann, cnn,
+                       conv, residual, bayes) at depth D
+``EVAL@Ns``            the same with N seconds per move (iterative deepening)
+``stockfish:ELO``      Stockfish limited to ELO (1350-2850), 0.1 s per move
+``stockfish:skill=N``  Stockfish at skill level N (0-20); ``@Ns`` sets its time
+``mcts:N``             MCTS with the shipped policy-value network, N simulations
+                       per move (``mcts@Ns``: N seconds per move)
+=====================  =====================================================
+
+A fixed depth above ``MAX_DEPTH`` (e.g. ``pst:100``, which would never answer) is
+refused with the cap and the time-limited alternative. An engine that dies mid-game
+raises ``EngineStopped``; ``close()`` after that is quiet.
+
+Every player takes a ``seed`` (ties between equally good moves are broken at random,
+so engines do not shuffle into repetitions), never changes the board it is given and
+has ``close()`` (use ``with make_player(...) as p:`` for engines). Search players keep
+``last_result`` (a ``SearchResult``: score, depth, PV, the root moves with scores).
+"""
+from __future__ import annotations
+
+import re
+
+import chess
+import chess.engine
+
+from chesslab.search.clock import check_limits
+from chesslab.evaluators.registry import EVALUATORS, load_evaluator, model_path
+from chesslab.evaluators.registry import is_available as evaluator_available
+from chesslab.board.game import Player, outcome
+from chesslab.search.mcts import DEFAULT_MODEL, mcts_player
+from chesslab.search.alphabeta import Searcher
+from chesslab.base.stockfish import find_stockfish, quit_engine, start_engine
+
+__all__ = ["Player", "RandomPlayer", "SearchPlayer", "StockfishPlayer", "EngineStopped",
+           "make_player", "model_file", "is_available", "MAX_DEPTH"]
+
+
+
+def _check_playable(board: chess.Board):
+    if not isinstance(board, chess.Board):
+        raise TypeError(f"choose_move needs a chess.Board, got {type(board).__name__}")
+    ended = outcome(board)
+    if ended is not None:
+        raise ValueError(f"the game is over ({ended.result()}); there is no move to "
+                         f"choose in {board.fen()}")
+
+
+class RandomPlayer(Player):
+    """Any legal move, uniformly at random."""
+
+    def __init__(self, seed: int = 0, name: str = "random"):
+        super().__init__(name, seed)
+
+    def choose_move(self, board):
+        _check_playable(board)
+        return self.rng.choice(list(board.legal_moves))
+
+
+class SearchPlayer(Player):
+    """A search (minimax, alpha-beta or the full one) with an evaluator.
+
+    The player keeps one ``Searcher`` for all its moves: the full search's
+    transposition table and history of good moves carry over from move to move
+    (switches ``keep_tt`` and ``keep_history``).
+    """
+
+    def __init__(self, evaluator="material", depth=None, time_limit=None,
+                 algorithm="full", seed: int = 0, name: str | None = None, **options):
+        evaluator = load_evaluator(evaluator)
+        if depth is None and time_limit is None:
+            depth = 3
+        check_limits(depth, time_limit)
+        if name is None:
+            prefix = algorithm if algorithm != "full" else evaluator.name
+            name = f"{prefix}:{depth}" if time_limit is None else f"{prefix}@{time_limit:g}s"
+        super().__init__(name, seed)
+        self.evaluator = evaluator
+        self.depth = depth
+        self.time_limit = time_limit
+        self.algorithm = algorithm
+        self.options = options
+        self.searcher = Searcher(evaluator, algorithm, **options)
+
+    def choose_move(self, board):
+        _check_playable(board)
+        self.last_result = self.searcher.search(board, self.depth, self.time_limit,
+                                                self.rng)
+        return self.last_result.move
+
+
+class EngineStopped(RuntimeError):
+    """An engine process died or stopped answering in the middle of a game."""
+
+
+class StockfishPlayer(Player):
+    """Stockfish through ``chess.engine``, weakened by Elo or by skill level."""
+
+    def __init__(self, elo=None, skill=None, time_limit=0.1, seed: int = 0, name=None):
+        if (elo is None) == (skill is None):
+            raise ValueError("give Stockfish either elo=... or skill=...")
+        if not time_limit or time_limit <= 0:
+            raise ValueError(f"Stockfish needs a positive time per move, not {time_limit}")
+        self.engine = None
+        self.path = find_stockfish()
+        super().__init__(name or (f"stockfish:{elo}" if elo is not None
+                                  else f"stockfish:skill={skill}"), seed)
+        self.time_limit = time_limit
+        engine = start_engine(self.path)
+        options = {"Threads": 1, "Hash": 16}
+        if elo is not None:
+            if "UCI_Elo" not in engine.options:
+                quit_engine(engine)
+                raise ValueError(f"{self.path} has no UCI_Elo option; it is not Stockfish "
+                                 f"(use stockfish:skill=N, or point CHESSLAB_STOCKFISH at "
+                                 f"Stockfish)")
+            lowest = engine.options["UCI_Elo"].min
+            highest = engine.options["UCI_Elo"].max
+            if not lowest <= elo <= highest:
+                quit_engine(engine)
+                raise ValueError(f"this Stockfish plays Elo {lowest}-{highest}, not {elo}")
+            options.update(UCI_LimitStrength=True, UCI_Elo=int(elo))
+        else:
+            if not 0 <= skill <= 20:
+                quit_engine(engine)
+                raise ValueError(f"Stockfish skill levels are 0-20, not {skill}")
+            options["Skill Level"] = int(skill)
+        engine.configure({k: v for k, v in options.items() if k in engine.options})
+        self.engine = engine
+
+    def choose_move(self, board):
+        _check_playable(board)
+        if self.engine is None:
+            raise EngineStopped(f"{self.name} was closed; make a new player")
+        try:
+            result = self.engine.play(board, chess.engine.Limit(time=self.time_limit))
+        except (chess.engine.EngineError, TimeoutError) as exc:
+            raise EngineStopped(f"{self.name} ({self.path}) stopped working while "
+                                f"choosing a move in {board.fen()}: "
+                                f"{exc or type(exc).__name__}") from None
+        if result.move is None:
+            raise EngineStopped(f"{self.name} gave no move in {board.fen()}")
+        return result.move
+
+    def close(self):
+        """Stop the engine; quiet if it has died (closing must not hide that error)."""
+        if self.engine is not None:
+            engine, self.engine = self.engine, None
+            quit_engine(engine)
+
+
+_SPEC = re.compile(r"^(?P<name>[a-z_]+)(?::(?P<arg>[^@]+))?(?:@(?P<secs>[0-9.]+)s)?$")
+_EXAMPLES = "examples: random, material:3, pst@1s, minimax:3, stockfish:1350, mcts:300"
+
+#: The deepest fixed depth a spec may ask for, per algorithm: deeper searches do not
+#: answer in a lesson's time (a time limit, e.g. pst@10s, searches as deep as it allows).
+MAX_DEPTH = {"minimax": 5, "alphabeta": 7, "full": 10}
+
+
+def _parse(spec):
+    """(name, arg, seconds text) of a spec string, or a clear error."""
+    if not isinstance(spec, str):
+        raise TypeError(f"a player spec is a text such as 'pst:3' (or a Player), not "
+                        f"{type(spec).__name__} {spec!r:.40}; {_EXAMPLES}")
+    match = _SPEC.match(spec.strip().lower())
+    if not match:
+        raise ValueError(f"cannot read player spec {spec!r}; {_EXAMPLES}")
+    return match["name"], match["arg"], match["secs"]
+
+
+def model_file(spec):
+    """The model file ``make_player(spec)`` reads (None if it reads none)."""
+    name = _parse(spec)[0]
+    if name == "mcts":
+        return DEFAULT_MODEL
+    return model_path(name) if name in EVALUATORS else None
+
+
+def is_available(spec) -> bool:
+    """Can ``make_player(spec)`` play on this machine: its model file exists, or
+    Stockfish is installed? Builds no player."""
+    name = _parse(spec)[0]
+    if name == "stockfish":
+        return find_stockfish(required=False) is not None
+    if name == "mcts":
+        return DEFAULT_MODEL.exists()
+    return name not in EVALUATORS or evaluator_available(name)
+
+
+def make_player(spec, seed: int = 0, model=None) -> Player:
+    """A player from a spec such as 'random', 'pst:3', 'cnn@1s', 'stockfish:1350'.
+
+    ``model``: another model file for a player that reads one (mcts, a learned
+    evaluator) instead of the shipped one."""
+    if isinstance(spec, Player):
+        return spec
+    name, arg, secs = _parse(spec)
+    time_limit = _seconds(secs, spec) if secs else None
+    if model is not None and name != "mcts" and (name not in EVALUATORS
+                                                 or EVALUATORS[name].model is None):
+        raise ValueError(f"{spec!r} reads no model file, so it cannot take model={model!r}")
+    if name == "random":
+        if arg or secs:
+            raise ValueError(f"'random' takes no depth or time, but {spec!r} gives one; "
+                             f"write just random")
+        return RandomPlayer(seed)
+    if name == "stockfish":
+        seconds = time_limit if time_limit is not None else 0.1
+        if arg and arg.startswith("skill="):
+            return StockfishPlayer(skill=_int(arg[6:], spec), time_limit=seconds, seed=seed)
+        return StockfishPlayer(elo=_int(arg, spec) if arg else 1350, time_limit=seconds,
+                               seed=seed)
+    if name == "mcts":
+        return mcts_player(_int(arg, spec) if arg else None, time_limit, seed=seed,
+                           name=str(spec), model=model)
+    depth = _int(arg, spec) if arg else None
+    if depth is not None and depth < 1:
+        raise ValueError(f"depth must be at least 1 in {spec!r}")
+    if depth is None and time_limit is None:
+        depth = 3
+    algorithm = name if name in ("minimax", "alphabeta") else "full"
+    if time_limit is None and depth > MAX_DEPTH[algorithm]:
+        raise ValueError(f"depth {depth} in {spec!r} would not finish in a lesson's time; "
+                         f"{algorithm} searches at most depth {MAX_DEPTH[algorithm]} here, "
+                         f"or give it a time per move, e.g. {name}@10s")
+    if algorithm != "full":
+        return SearchPlayer("material", depth, time_limit, algorithm=name, seed=seed,
+                            name=str(spec))
+    return SearchPlayer(load_evaluator(name, model), depth, time_limit, seed=seed,
+                        name=str(spec))
+
+
+def _int(text, spec):
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"expected a whole number in player spec {spec!r}, "
+                         f"got {text!r}") from None
+
+
+def _seconds(text, spec):
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"expected seconds like @1s or @0.5s in player spec {spec!r}, "
+                         f"got @{text}s") from None
+    if seconds <= 0:
+        raise ValueError(f"the time per move must be positive in player spec {spec!r}")
+    return seconds

@@ -1,0 +1,380 @@
+"""Monte Carlo tree search guided by a policy-value network (AlphaZero style).
+
+One simulation walks from the root to a leaf, always taking the move with the largest
+``Q + U`` (PUCT):
+
+* ``Q`` = mean value of the move so far, for the player who makes it;
+* ``U = c_puct * P * sqrt(N_parent) / (1 + N)``: large for moves the network likes (P)
+  and that were rarely tried (N), shrinking as they are visited.
+
+At the leaf the network gives priors P for the legal moves (expansion) and a value v
+for the side to move (instead of a random rollout). v is added to every move on the
+path, with its sign flipped at each ply because the players alternate. Finished games
+are scored exactly: the side to move is mated = -1, any draw = 0.
+
+Extras of the design: Dirichlet noise mixed into the root priors once per search (so
+self-play tries new moves), a temperature on the visit counts (explore early, then
+play the most visited move), the tree kept after a move, and several leaves evaluated
+in one network call, with a *virtual loss* on the paths already chosen so that the
+simulations of one batch spread over different leaves.
+
+Below the search: the player (``MCTSPlayer``, ``make_player("mcts:300")``) and the
+shipped network it loads. Self-play training is in ``chesslab.training.selfplay``, the supervised
+start from game records in ``chesslab.training.pretraining``.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import chess
+import chess.svg
+import numpy as np
+
+from chesslab.board.encoding import as_board, move_to_index, planes9_batch
+from chesslab.base.files import MODELS_DIR, load_cached
+from chesslab.board.game import Player, outcome
+from chesslab.evaluators.policy_value import load_policy_value
+
+#: Value of a position where the side to move is checkmated.
+MATE_VALUE = -1.0
+
+
+def uniform_evaluate(planes, legal):
+    """A network that knows nothing: equal priors, value 0 (for tests and teaching)."""
+    return [np.full(len(idx), 1.0 / len(idx)) for idx in legal], np.zeros(len(legal))
+
+
+def terminal_value(board: chess.Board, draw_value: float = 0.0):
+    """Exact value for the side to move if the game is over (``chesslab.board.game.outcome``),
+    else None.
+
+    Checkmate = -1 (the side to move lost); every draw is worth ``draw_value`` to White
+    (0 in chess; -1 in the endgame task, where White must mate and a draw is failure).
+    """
+    ended = outcome(board)
+    if ended is None:
+        return None
+    if ended.winner is not None:
+        return MATE_VALUE
+    return draw_value if board.turn == chess.WHITE else -draw_value
+
+
+def puct_select(q, n, prior, c_puct: float) -> int:
+    """The move PUCT follows: the largest Q + U, U = c_puct * P * sqrt(sum N) / (1 + N).
+
+    Q (mean value so far) exploits; U explores, big for a move the network likes (P) that
+    has few visits (N) compared with its siblings. It is UCB1's bandit rule with the
+    prior in front. Before any visit sum N is 0; it counts as 1, so the priors decide the
+    first step instead of all U being 0. Ties go to the first move.
+    """
+    u = c_puct * prior * math.sqrt(max(float(np.sum(n)), 1.0)) / (1.0 + n)
+    return int(np.argmax(q + u))
+
+
+class MCTSNode:
+    """A position in the tree. Its moves' statistics live in arrays (one entry per
+    legal move): prior P, visit count N, total value W (for the player to move here)."""
+
+    __slots__ = ("moves", "prior", "N", "W", "children", "terminal")
+
+    def __init__(self):
+        self.moves = None       # legal moves, once expanded
+        self.terminal = None    # exact value for the side to move, if the game is over
+
+    def expand(self, moves, prior):
+        self.moves = moves
+        self.prior = np.asarray(prior, dtype=np.float64)
+        self.N = np.zeros(len(moves))
+        self.W = np.zeros(len(moves))
+        self.children = [None] * len(moves)
+
+    @property
+    def expanded(self) -> bool:
+        return self.moves is not None
+
+    def q(self):
+        """Mean value of each move for the player to move here (0 if never visited)."""
+        return np.divide(self.W, self.N, out=np.zeros_like(self.W), where=self.N > 0)
+
+
+class MCTS:
+    """PUCT search over ``evaluate(planes, legal) -> (priors, values)``.
+
+    ``evaluate`` is ``PolicyValueNet.evaluate`` or ``uniform_evaluate``. ``batch_size``
+    leaves are evaluated per network call (1 = the plain algorithm).
+    """
+
+    def __init__(self, evaluate=uniform_evaluate, simulations: int = 300,
+                 c_puct: float = 1.5, batch_size: int = 8, dirichlet_alpha: float = 0.3,
+                 noise_fraction: float = 0.25, virtual_loss: float = 1.0,
+                 reuse_tree: bool = True, draw_value: float = 0.0, seed: int = 0):
+        if simulations < 1:
+            raise ValueError(f"simulations must be at least 1, not {simulations}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        self.evaluate = getattr(evaluate, "evaluate", evaluate)   # a net or a function
+        self.simulations, self.c_puct, self.batch_size = int(simulations), c_puct, batch_size
+        self.alpha, self.noise_fraction, self.virtual_loss = dirichlet_alpha, noise_fraction, virtual_loss
+        self.reuse_tree, self.draw_value = reuse_tree, draw_value
+        self.rng = np.random.default_rng(seed)
+        self.root, self.root_fen = None, None
+        self.noise_draws = 0            # how many times Dirichlet noise was sampled
+        self.network_calls = 0
+        self.last_simulations = 0
+        self._root_prior = None
+
+    # ------------------------------------------------------------------ the search
+    def search(self, board: chess.Board, simulations: int | None = None,
+               noise: bool = False, time_limit: float | None = None) -> MCTSNode:
+        """Run the simulations from ``board`` (not modified); returns the root node.
+
+        With ``time_limit`` (seconds) the search also stops when time is up.
+        """
+        start = time.perf_counter()
+        board = as_board(board).copy()
+        if terminal_value(board, draw_value=self.draw_value) is not None:
+            raise ValueError(f"the game is over in {board.fen()!r}; nothing to search")
+        root = self._reused_root(board) or MCTSNode()
+        if not root.expanded:
+            self._expand_now(board, root)
+        self._root_prior = root.prior
+        if noise:
+            # once per search: the same noisy priors for every simulation of this move
+            eta = self.rng.dirichlet([self.alpha] * len(root.moves))
+            self._root_prior = (1 - self.noise_fraction) * root.prior + self.noise_fraction * eta
+            self.noise_draws += 1
+        total = self.simulations if simulations is None else int(simulations)
+        done = 0
+        while done < total:
+            done += self._run_batch(board, root, min(self.batch_size, total - done))
+            if time_limit is not None and time.perf_counter() - start > time_limit:
+                break
+        self.root, self.root_fen, self.last_simulations = root, board.fen(), done
+        return root
+
+    def _expand_now(self, board, node):
+        moves = list(board.generate_legal_moves())
+        priors, _ = self._call([board], [moves])
+        node.expand(moves, priors[0])
+
+    def _call(self, boards, move_lists):
+        self.network_calls += 1
+        legal = [np.fromiter((move_to_index(m) for m in ms), np.int64, len(ms))
+                 for ms in move_lists]
+        return self.evaluate(planes9_batch(boards), legal)
+
+    def _select(self, node: MCTSNode, prior) -> int:
+        return puct_select(node.q(), node.N, prior, self.c_puct)
+
+    def _run_batch(self, board, root, k: int) -> int:
+        """Up to ``k`` simulations, their new leaves evaluated in one call.
+
+        Returns how many simulations were completed (fewer than k when a simulation
+        ran into a leaf already waiting for the network: the batch is cut there).
+        """
+        vl = self.virtual_loss
+        pending, waiting, done = [], set(), 0
+        for _ in range(k):
+            node, path = root, []
+            while node.expanded and node.terminal is None:
+                a = self._select(node, self._root_prior if node is root else node.prior)
+                node.N[a] += vl          # virtual loss: look visited and lost, for now
+                node.W[a] -= vl
+                path.append((node, a))
+                if node.children[a] is None:
+                    node.children[a] = MCTSNode()
+                board.push(node.moves[a])
+                node = node.children[a]
+            collision = False
+            if node.terminal is None:
+                if id(node) in waiting:
+                    collision = True
+                else:
+                    moves = list(board.generate_legal_moves())
+                    node.terminal = self._leaf_value(board, moves)
+                    if node.terminal is None:
+                        pending.append((path, node, board.copy(stack=False), moves))
+                        waiting.add(id(node))
+            for _ in path:
+                board.pop()
+            if collision:
+                for parent, a in path:
+                    parent.N[a] -= vl
+                    parent.W[a] += vl
+                break
+            if node.terminal is not None:
+                self._backup(path, node.terminal)
+                done += 1
+        if pending:
+            priors, values = self._call([p[2] for p in pending], [p[3] for p in pending])
+            for (path, node, _, moves), prior, value in zip(pending, priors, values):
+                node.expand(moves, prior)
+                self._backup(path, float(value))
+                done += 1
+        return done
+
+    def _leaf_value(self, board, moves):
+        """``terminal_value`` of a new leaf whose legal moves are already generated.
+
+        The rules of ``chesslab.board.game.outcome`` written out for the search's hot loop:
+        calling ``outcome`` there generates the moves a second time and made the whole
+        search 7% slower. With a legal move left, only the draws remain to test (the
+        75-move rule and fivefold repetition are caught by their 50-move and threefold
+        forms). ``test_mcts`` checks that the two agree on thousands of positions.
+        """
+        if not moves:
+            return MATE_VALUE if board.is_check() else self._draw_for(board.turn)
+        if (board.is_insufficient_material() or board.halfmove_clock >= 100
+                or board.is_repetition(3)):
+            return self._draw_for(board.turn)
+        return None
+
+    def _draw_for(self, turn: chess.Color) -> float:
+        return self.draw_value if turn == chess.WHITE else -self.draw_value
+
+    def _backup(self, path, value: float) -> None:
+        """``value`` is for the side to move at the leaf; flip it at every ply up."""
+        vl = self.virtual_loss
+        for node, a in reversed(path):
+            value = -value                  # now: for the player who chose move a
+            node.N[a] += 1 - vl             # the real visit replaces the virtual loss
+            node.W[a] += value + vl
+
+    def _reused_root(self, board):
+        """The subtree for ``board`` if it is at most 2 plies below the last root."""
+        if not self.reuse_tree or self.root is None:
+            return None
+        b, played = board.copy(), []
+        while b.fen() != self.root_fen:
+            if len(played) == 2 or not b.move_stack:
+                return None
+            played.append(b.pop())
+        node = self.root
+        for move in reversed(played):
+            if not node.expanded or move not in node.moves:
+                return None
+            node = node.children[node.moves.index(move)]
+            if node is None:
+                return None
+        return node
+
+    def reset(self):
+        """Forget the tree (a new game)."""
+        self.root = self.root_fen = None
+
+
+# ---------------------------------------------------------------------- choosing a move
+
+def visit_policy(root: MCTSNode, temperature: float = 1.0):
+    """Move probabilities from visit counts: N^(1/T), normalised; T = 0 is argmax."""
+    n = root.N
+    if temperature <= 0:
+        p = (n == n.max()).astype(float)
+    else:
+        p = (n / n.max()) ** (1.0 / temperature)
+    return p / p.sum()
+
+
+def pick_move(root: MCTSNode, temperature: float, rng: np.random.Generator) -> chess.Move:
+    """Sample from ``visit_policy`` (ties at temperature 0 broken by ``rng``)."""
+    p = visit_policy(root, temperature)
+    return root.moves[int(rng.choice(len(p), p=p))]
+
+
+def principal_variation(root: MCTSNode, length: int = 8):
+    """Most visited moves from the root down."""
+    pv, node = [], root
+    while node is not None and node.expanded and node.N.sum() > 0 and len(pv) < length:
+        a = int(np.argmax(node.N))
+        pv.append(node.moves[a])
+        node = node.children[a]
+    return pv
+
+
+@dataclass
+class MCTSResult:
+    """What one search found: visits and Q per move, the root value, the time spent."""
+    move: chess.Move
+    moves: list
+    visits: np.ndarray
+    q: np.ndarray
+    value: float                 # mean value of the chosen move, for the side to move
+    nodes: int                   # simulations run for this move
+    seconds: float
+    pv: list = field(default_factory=list)
+
+    @property
+    def nps(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else float("inf")
+
+    def describe(self, board: chess.Board | None = None, top: int = 5) -> str:
+        order = np.argsort(-self.visits)[:top]
+        name = (lambda m: board.san(m)) if board is not None else (lambda m: m.uci())
+        rows = ", ".join(f"{name(self.moves[i])} N={int(self.visits[i])} Q={self.q[i]:+.2f}"
+                         for i in order)
+        return f"{name(self.move)} (value {self.value:+.2f}, {self.nodes} simulations): {rows}"
+
+
+class MCTSPlayer(Player):
+    """A player: MCTS with ``simulations`` per move, then the most visited move.
+
+    ``temperature`` > 0 samples moves in proportion to N^(1/T) for the first
+    ``temperature_plies`` plies of the game (self-play openings), then plays the most
+    visited move. ``noise=True`` mixes Dirichlet noise into the root priors.
+    """
+
+    def __init__(self, net=None, simulations: int = 300, temperature: float = 0.0,
+                 temperature_plies: int = 0, noise: bool = False, batch_size: int = 8,
+                 c_puct: float = 1.5, draw_value: float = 0.0, seed: int = 0,
+                 name: str | None = None, time_limit: float | None = None):
+        super().__init__(name or f"mcts:{simulations}", seed)
+        self.net, self.time_limit = net, time_limit
+        self.mcts = MCTS(net if net is not None else uniform_evaluate, simulations,
+                         c_puct=c_puct, batch_size=batch_size, draw_value=draw_value, seed=seed)
+        self.temperature, self.temperature_plies, self.noise = temperature, temperature_plies, noise
+        self.rng = np.random.default_rng(seed + 1)
+
+    def choose_move(self, board: chess.Board) -> chess.Move:
+        start = time.perf_counter()
+        root = self.mcts.search(board, noise=self.noise, time_limit=self.time_limit)
+        hot = self.temperature > 0 and board.ply() < self.temperature_plies
+        move = pick_move(root, self.temperature if hot else 0.0, self.rng)
+        a = root.moves.index(move)
+        self.last_result = MCTSResult(move, list(root.moves), root.N.copy(), root.q(),
+                                      float(root.q()[a]), self.mcts.last_simulations,
+                                      time.perf_counter() - start, principal_variation(root))
+        return move
+
+    def reset(self):
+        self.mcts.reset()
+
+
+#: The shipped full-game network used by ``make_player("mcts:N")``.
+DEFAULT_MODEL = MODELS_DIR / "policy_value.json"
+
+
+def shipped_network(path=None):
+    """The shipped policy-value network, or the one in ``path`` (read once, shared by
+    every MCTS player of this process: searching does not change it)."""
+    path = Path(path or DEFAULT_MODEL)
+    if not path.exists():
+        raise FileNotFoundError(f"network {path} does not exist; train one with "
+                                f"`python -m chesslab train bootstrap` (see data/README.md)")
+    return load_cached(path, load_policy_value, "policy-value network")
+
+
+def mcts_player(simulations: int | None = 300, time_limit: float | None = None,
+                seed: int = 0, name: str | None = None, model=None) -> MCTSPlayer:
+    """``make_player("mcts:300")``: the shipped network, 300 simulations per move
+    (``mcts@2s``: as many as fit in 2 seconds)."""
+    if simulations is not None and simulations < 1:
+        raise ValueError(f"MCTS needs at least 1 simulation per move, not {simulations}")
+    sims = simulations if simulations is not None else (10**6 if time_limit else 300)
+    return MCTSPlayer(shipped_network(model), sims, seed=seed, time_limit=time_limit,
+                      name=name or (f"mcts:{sims}" if time_limit is None
+                                    else f"mcts@{time_limit:g}s"))
+
+

@@ -1,0 +1,103 @@
+"""The training recipe's data steps: which positions a network trains on, seen how.
+
+Each step is one ``TrainConfig`` switch (``chesslab.training.pipeline`` lists them and what they
+buy; notebook 05 measures each): quiet positions (where a capture sequence ends),
+colour-mirrored and a-h flipped copies, and the side to move's view.
+"""
+from __future__ import annotations
+
+import math
+
+import chess
+import numpy as np
+
+from chesslab.datasets.positions import Dataset
+from chesslab.evaluators.handwritten import material_balance
+from chesslab.evaluators.neural import side_to_move_view, turn_signs
+
+#: The recipe (see the module docstring), every switch on: the shipped models' settings,
+#: changed for each net by its ``training`` entry in the registry (about 25 min of CPU for
+#: the four nets on 2 cores).
+RECIPE = dict(perspective="side_to_move", target="wdl", quiet=True, flip=True,
+              extra_plies=True)
+
+#: The recipe, one step at a time (each row adds its switch to the one above).
+RECIPE_STEPS = (
+    ("thesis pipeline", {}),
+    ("+ side to move", {"perspective": "side_to_move"}),
+    ("+ win-probability target", {"target": "wdl"}),
+    ("+ quiet positions", {"quiet": True}),
+    ("+ a-h flips", {"flip": True}),
+    ("+ every ply (depth 8)", {"extra_plies": True}),
+    ("+ search leaves", {"leaves": True}),
+)
+
+
+def _material_line(board, alpha, beta, plies):
+    """(score, captures) of a material-only capture search, side to move's view."""
+    stand = material_balance(board) * (1 if board.turn == chess.WHITE else -1)
+    if stand >= beta or plies == 0:
+        return stand, []
+    best, line = stand, []
+    alpha = max(alpha, stand)
+    captures = sorted(board.generate_legal_captures(), key=lambda m: -_victim_value(board, m))
+    for move in captures:
+        board.push(move)
+        score, rest = _material_line(board, -beta, -alpha, plies - 1)
+        board.pop()
+        if -score > best:
+            best, line = -score, [move] + rest
+            alpha = max(alpha, best)
+            if alpha >= beta:
+                break
+    return best, line
+
+
+def _victim_value(board, move):
+    victim = board.piece_type_at(move.to_square) or chess.PAWN     # en passant: a pawn
+    return 10 * victim - board.piece_type_at(move.from_square)
+
+
+def quiet_leaf(board: chess.Board, max_plies: int = 8) -> chess.Board | None:
+    """Where the captures stop: the position at the end of a material quiescence
+    search's best line from ``board`` (``board`` itself when no capture gains), or None
+    when the side to move is in check there (not a quiet position)."""
+    if board.is_check():
+        return None
+    _, line = _material_line(board.copy(stack=False), -math.inf, math.inf, max_plies)
+    leaf = board.copy(stack=False)
+    for move in line:
+        leaf.push(move)
+    return None if leaf.is_check() else leaf
+
+
+def training_positions(dataset: Dataset, quiet: bool = False, mirror: bool = False,
+                       flip: bool = False):
+    """(boards, cp from White's side) to train on: each position, or its quiet leaf
+    (positions in check dropped), plus colour-mirrored copies with the score negated,
+    plus left-right mirrored copies of positions without castling rights."""
+    boards, cp = dataset.boards(), np.asarray(dataset.cp, dtype=np.float64)
+    if quiet:
+        leaves = [quiet_leaf(b) for b in boards]
+        keep = [i for i, leaf in enumerate(leaves) if leaf is not None]
+        boards, cp = [leaves[i] for i in keep], cp[keep]
+    if mirror:
+        boards = boards + [b.mirror() for b in boards]
+        cp = np.concatenate([cp, -cp])
+    if flip:
+        no_castling = [i for i, b in enumerate(boards) if not b.castling_rights]
+        boards = boards + [boards[i].transform(chess.flip_horizontal) for i in no_castling]
+        cp = np.concatenate([cp, cp[no_castling]])
+    return boards, cp
+
+
+def base_depth(dataset: Dataset) -> int:
+    """The depth of the dataset's main labels (validation and test have only these)."""
+    return int(dataset.metadata.get("depth", int(dataset.depth.max())))
+
+
+def network_view(boards, cp, perspective: str):
+    """The boards and scores as a network with that perspective sees them."""
+    if perspective == "side_to_move":
+        return side_to_move_view(boards), np.asarray(cp) * turn_signs(boards)
+    return boards, np.asarray(cp)

@@ -1,0 +1,461 @@
+"""AlphaZero's self-play loop: games against itself, a replay buffer, the arena gate, training.
+
+One iteration of ``train_selfplay``:
+
+1. **self-play**: the network (with MCTS, Dirichlet noise and a temperature) plays
+   games against itself; every move gives a training record: the position, the
+   search's visit distribution ``pi`` (the policy target) and the game's result ``z``
+   for the side to move (the value target);
+2. **replay buffer**: the records join the latest ``buffer`` positions;
+3. **training**: the trainee network learns from the buffer;
+4. **the arena gate**: the trainee plays the best network from a set of starts (each
+   with both colours) and replaces it only when it scores above 55%.
+
+Two tasks: ``"endgame"``, a curriculum of K+Q (or K+R) vs K from random starts against
+a fixed defender, where a draw counts as White's failure (``draw_value=-1``) and the
+mate rate on a fixed test set is the learning curve; ``"full"``, the whole game from a
+bootstrapped network (``chesslab.training.pretraining``). Every game is played by
+``chesslab.board.game.play``; the games of an iteration go through
+``chesslab.base.parallel.parallel_map`` (``workers``: processes or an executor).
+"""
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import chess
+import numpy as np
+
+from chesslab.training.pretraining import game_samples, shipped_game_split, stockfish_labels
+from chesslab.board.encoding import as_board, move_to_index
+from chesslab.base.files import read_json, write_json_atomic
+from chesslab.board.game import adjudicate_draw, adjudicate_material, outcome, play, result_for
+from chesslab.search.mcts import MCTSPlayer
+from chesslab.nn import Adam
+from chesslab.base.parallel import parallel_map
+from chesslab.evaluators.policy_value import PolicyValueNet, load_policy_value, save_policy_value, train_epochs
+
+#: How a drawn game is scored: 0 = chess (a draw), -1 = the endgame task (White failed).
+_DRAW_RESULT = {0.0: "1/2-1/2", -1.0: "0-1"}
+
+
+def _check_draw_value(draw_value):
+    if draw_value not in _DRAW_RESULT:
+        raise ValueError(f"draw_value must be 0 (chess) or -1 (White must mate), not "
+                         f"{draw_value!r}")
+
+
+def scored_result(game, draw_value: float = 0.0) -> str:
+    """The result of a played game for the task: with ``draw_value=-1`` (White must
+    mate) a draw, by the rules or at the move cap, is scored "0-1"."""
+    result = game.headers["Result"]
+    return _DRAW_RESULT[draw_value] if result == "1/2-1/2" else result
+
+
+def self_play_game(net, start=None, simulations: int = 100, temperature_plies: int = 20,
+                   max_plies: int = 200, adjudicate=adjudicate_draw, batch_size: int = 8,
+                   draw_value: float = 0.0, seed: int = 0):
+    """One self-play game: the same MCTS plays both sides (noise and temperature on).
+
+    Returns a dict with ``records`` (one per move: ``fen``, ``legal`` policy indices,
+    ``pi`` visit distribution over them, ``q`` the search's value of the position,
+    ``turn`` and the result ``z`` for the side to move), ``result``, ``termination`` and
+    the ``moves`` in UCI.
+    """
+    _check_draw_value(draw_value)
+    player = MCTSPlayer(net, simulations, temperature=1.0, temperature_plies=temperature_plies,
+                        noise=True, batch_size=batch_size, draw_value=draw_value, seed=seed)
+    records = []
+
+    def record(board, _move, _player):
+        r = player.last_result
+        records.append({"fen": board.fen(),
+                        "legal": [move_to_index(m) for m in r.moves],
+                        "pi": (r.visits / r.visits.sum()).round(4).tolist(),
+                        "q": round(float(np.sum(r.visits * r.q) / max(r.visits.sum(), 1)), 4),
+                        "turn": "w" if board.turn == chess.WHITE else "b"})
+
+    start = chess.Board() if start is None else as_board(start)
+    game = play(player, player, start, max_plies, on_move=record, adjudicate=adjudicate)
+    result = scored_result(game, draw_value)
+    for r in records:
+        r["z"] = result_for(result, r["turn"] == "w")
+    final = game.end().board()
+    return {"records": records, "result": result, "termination": game.headers["Termination"],
+            "start": start.fen(), "moves": [m.uci() for m in final.move_stack[len(start.move_stack):]]}
+
+
+class ReplayBuffer:
+    """The latest ``capacity`` training samples (older games fall out first)."""
+
+    def __init__(self, capacity: int = 20_000, rows=()):
+        self.capacity = int(capacity)
+        self.rows = list(rows)[-self.capacity:]
+
+    def add(self, rows) -> None:
+        self.rows.extend(rows)
+        del self.rows[:-self.capacity]
+
+    def __len__(self):
+        return len(self.rows)
+
+    def to_json(self) -> dict:
+        return {"capacity": self.capacity, "rows": self.rows}
+
+    @classmethod
+    def from_json(cls, doc) -> "ReplayBuffer":
+        return cls(doc["capacity"], doc["rows"])
+
+
+# ---------------------------------------------------------------------- the arena gate
+
+#: A challenger must score more than this against the best network to replace it.
+GATE_SCORE = 0.55
+
+
+def net_match(net_a, net_b, starts, simulations: int = 50, max_plies: int = 120,
+              adjudicate=adjudicate_draw, draw_value: float = 0.0, seed: int = 0,
+              workers=1) -> dict:
+    """``net_a`` against ``net_b``: two games per start position, colours swapped.
+
+    Both play greedy MCTS (no noise, most visited move). Returns wins/draws/losses
+    and the score of ``net_a`` (win 1, draw 1/2). ``workers`` (processes, or an
+    executor) plays the games in parallel (same results: every game has its own seeds).
+    """
+    _check_draw_value(draw_value)
+    jobs = [(net_a, net_b, fen, a_white, simulations, max_plies, adjudicate, draw_value,
+             seed + 2 * i) for i, fen in enumerate(starts) for a_white in (True, False)]
+    w = d = l = 0
+    for z in parallel_map(_net_match_game, jobs, workers):
+        w, d, l = w + (z > 0), d + (z == 0), l + (z < 0)
+    games = w + d + l
+    return {"games": games, "wins": w, "draws": d, "losses": l,
+            "score": (w + 0.5 * d) / games if games else 0.0}
+
+
+def _net_match_game(job) -> float:
+    """One game of ``net_match``; the result for ``net_a``."""
+    net_a, net_b, fen, a_white, simulations, max_plies, adjudicate, draw_value, seed = job
+    a = MCTSPlayer(net_a, simulations, draw_value=draw_value, seed=seed)
+    b = MCTSPlayer(net_b, simulations, draw_value=draw_value, seed=seed + 1)
+    game = play(*((a, b) if a_white else (b, a)), fen, max_plies, adjudicate=adjudicate)
+    return result_for(scored_result(game, draw_value), chess.WHITE if a_white else chess.BLACK)
+
+
+def gate(challenger, best, starts, threshold: float = GATE_SCORE, **kwargs):
+    """(accepted, arena result): the challenger replaces the best only above ``threshold``."""
+    res = net_match(challenger, best, starts, **kwargs)
+    return res["score"] > threshold, res
+
+
+# ---------------------------------------------------------------------- endgame curriculum
+
+def _on_edge(square) -> bool:
+    return chess.square_file(square) in (0, 7) or chess.square_rank(square) in (0, 7)
+
+
+def endgame_starts(count: int, piece: str = "Q", seed: int = 0, level: int = 2) -> list[str]:
+    """Random legal K+piece vs K positions, White (the attacker) to move, not over.
+
+    ``piece`` is "Q" or "R" ("QR" alternates them). ``level`` makes the start easier:
+    0 = the lone king on the edge with the white king two squares away (mate is near),
+    1 = the lone king on the edge, 2 = anywhere.
+    """
+    kinds = [chess.Piece.from_symbol(p.upper()) for p in piece]
+    if not kinds or any(k.piece_type not in (chess.QUEEN, chess.ROOK) for k in kinds):
+        raise ValueError(f"piece must be 'Q', 'R' or 'QR', not {piece!r}")
+    if level not in (0, 1, 2):
+        raise ValueError(f"level must be 0 (easiest), 1 or 2 (random), not {level!r}")
+    rng = random.Random(f"endgame:{piece}:{seed}:{level}")
+    fens = []
+    while len(fens) < count:
+        wk, bk, sq = rng.sample(range(64), 3)
+        if level < 2 and not _on_edge(bk):
+            continue
+        if level == 0 and chess.square_distance(wk, bk) != 2:
+            continue
+        board = chess.Board(None)
+        board.set_piece_at(wk, chess.Piece(chess.KING, chess.WHITE))
+        board.set_piece_at(bk, chess.Piece(chess.KING, chess.BLACK))
+        board.set_piece_at(sq, kinds[len(fens) % len(kinds)])
+        board.turn = chess.WHITE
+        if board.is_valid() and outcome(board) is None:
+            fens.append(board.fen())
+    return fens
+
+
+def mixed_endgame_starts(count: int, piece: str = "Q", seed: int = 0) -> list[str]:
+    """``count`` starts, a third of each level (easy, edge, random): a fixed test set
+    on which an untrained searcher mates sometimes, and a trained one more often."""
+    return [fen for level in (0, 1, 2)
+            for fen in endgame_starts((count + 2 - level) // 3, piece, seed, level)]
+
+
+class CentreDefender:
+    """The lone king's fixed defence: take a piece if it can, else run to the centre.
+
+    A fixed opponent, so that a better mate rate means a better attacker.
+    """
+
+    name = "centre defender"
+
+    def choose_move(self, board: chess.Board) -> chess.Move:
+        def badness(move):
+            to = move.to_square
+            edge = max(abs(chess.square_file(to) - 3.5), abs(chess.square_rank(to) - 3.5))
+            return (not board.is_capture(move), edge, move.uci())
+        return min(board.legal_moves, key=badness)
+
+
+def mate_test(net, starts, simulations: int = 50, max_moves: int = 30,
+              defender=None, batch_size: int = 8, draw_value: float = -1.0) -> dict:
+    """The attacker (White, greedy MCTS with ``net``) against a fixed defender.
+
+    The attacker searches with the task's rule (a draw is worth ``draw_value`` = -1 to
+    White), so even the untrained searcher avoids stalemate when it sees it.
+
+    Returns the mate rate, the mean number of attacker moves to mate (mated games
+    only) and the per-start results (moves to mate, or None).
+    """
+    defender = defender or CentreDefender()
+    per_start = []
+    for i, fen in enumerate(starts):
+        attacker = MCTSPlayer(net, simulations, batch_size=batch_size, draw_value=draw_value,
+                              seed=i)
+        game = play(attacker, defender, fen, 2 * max_moves)
+        final = game.end().board()
+        mated = game.headers["Termination"] == "checkmate" and final.turn == chess.BLACK
+        per_start.append((len(final.move_stack) + 1) // 2 if mated else None)
+    mated = [m for m in per_start if m is not None]
+    return {"mate_rate": len(mated) / len(starts),
+            "moves_to_mate": float(np.mean(mated)) if mated else None,
+            "per_start": per_start}
+
+
+# ---------------------------------------------------------------------- the training loop
+
+#: Settings of one self-play training run (saved in its state file).
+DEFAULTS = {
+    "endgame": {"piece": "Q", "games": 16, "simulations": 64, "max_plies": 60,
+                "temperature_plies": 8, "epochs": 4, "batch_size": 64, "lr": 2e-3,
+                "c": 1e-4, "buffer": 6000, "gate_starts": 6, "gate_simulations": 32,
+                "test_starts": 24, "test_simulations": 48, "test_max_moves": 25,
+                "channels": 32, "blocks": 1, "adjudicate": "draw", "draw_value": -1.0},
+    # full game: the gate plays 20 games at 100 simulations (at 32, two of ten
+    # challengers got through that then scored 0.35 against the best at 300); "anchor"
+    # mixes that many Stockfish-labelled game positions into every training pass, so
+    # self-play refines the bootstrapped network instead of overwriting it (0: off)
+    "full": {"games": 8, "simulations": 64, "max_plies": 160, "temperature_plies": 16,
+             "epochs": 2, "batch_size": 64, "lr": 5e-4, "c": 1e-4, "buffer": 20000,
+             "gate_starts": 10, "gate_simulations": 100, "gate_max_plies": 160,
+             "adjudicate": "material", "draw_value": 0.0, "anchor": 0, "value_target": "z",
+             "player": "latest", "starts": "initial", "workers": 1},
+}
+_ADJUDICATE = {"draw": adjudicate_draw, "material": adjudicate_material}
+#: Settings only the full game takes (the endgame curriculum starts from scratch).
+FULL_GAME_ONLY = ("initial", "starts", "anchor", "value_target")
+
+
+def check_settings(kind: str, initial=None, **overrides) -> None:
+    """Refuse a task that is not in ``DEFAULTS`` and settings of the other task, before
+    any work: ``piece`` is the endgame's, ``FULL_GAME_ONLY`` the full game's."""
+    if kind not in DEFAULTS:
+        raise ValueError(f"kind must be one of {sorted(DEFAULTS)}, not {kind!r}")
+    if overrides.get("piece") and kind != "endgame":
+        raise ValueError("piece only applies to the endgame curriculum (train selfplay "
+                         "endgame)")
+    given = dict(overrides, initial=initial)
+    wrong = [key for key in FULL_GAME_ONLY if given.get(key) is not None]
+    if kind == "endgame" and wrong:
+        raise ValueError(f"{', '.join(wrong)} only apply to the full game (train selfplay "
+                         f"full); the endgame curriculum starts from scratch")
+
+
+def _copy_net(net):
+    twin = PolicyValueNet(net.channels, net.blocks, net.policy_k, name=net.name)
+    for (_, dst, _), (_, src, _) in zip(twin.parameters(), net.parameters()):
+        dst[...] = src
+    for dst, src in zip(twin.leaves(), net.leaves()):
+        if hasattr(src, "running_mean"):
+            dst.running_mean, dst.running_var = src.running_mean.copy(), src.running_var.copy()
+    return twin.eval()
+
+
+def _opening_starts(count: int, seed: int, plies: int = 4) -> list[str]:
+    """Start positions after a few seeded random plies (different arena games)."""
+    rng = random.Random(f"openings:{seed}")
+    fens = []
+    for _ in range(count):
+        board = chess.Board()
+        for _ in range(plies):
+            board.push(rng.choice(list(board.legal_moves)))
+        fens.append(board.fen())
+    return fens
+
+
+def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
+                   max_minutes: float | None = None, initial=None, progress=print, **overrides):
+    """AlphaZero's loop, resumable: self-play with the latest net (the trainee; with
+    ``player="best"`` the gated best plays, as in AlphaGo Zero), train the trainee on
+    the replay buffer, gate it against the best (it replaces the best only above 55%),
+    measure both on the test set, save everything.
+
+    ``workdir`` holds ``state.json`` (settings, finished iterations, learning curve,
+    replay buffer), ``best.json`` and ``trainee.json``; calling again continues from
+    there until ``iterations`` are done, stopping early after ``max_minutes``.
+    ``kind`` is "endgame" (K+Q vs K from random starts; mate rate on a fixed test set
+    is the curve) or "full" (the whole game from the initial position; start from a
+    bootstrapped network ``initial``).
+    """
+    check_settings(kind, initial, **overrides)
+    workdir = Path(workdir)
+    state_path = workdir / "state.json"
+    if state_path.exists():
+        state = read_json(state_path, "self-play state")
+        best = load_policy_value(workdir / "best.json")
+        trainee = load_policy_value(workdir / "trainee.json")
+    else:
+        cfg = {**DEFAULTS[kind], **overrides, "kind": kind, "seed": overrides.get("seed", 0)}
+        if initial is None:
+            best = PolicyValueNet(cfg.get("channels", 32), cfg.get("blocks", 2),
+                                  seed=cfg["seed"], name=f"{kind} self-play net")
+        else:
+            best = initial if isinstance(initial, PolicyValueNet) else load_policy_value(initial)
+        trainee = _copy_net(best)
+        state = {"config": cfg, "iteration": 0, "curve": [], "buffer": {"capacity": cfg["buffer"],
+                                                                         "rows": []}}
+    cfg = state["config"]
+    buffer = ReplayBuffer.from_json(state["buffer"])
+    adjudicate = _ADJUDICATE[cfg["adjudicate"]]
+    seed = cfg["seed"]
+    anchor = []
+    if kind == "endgame":
+        test = mixed_endgame_starts(cfg["test_starts"], cfg["piece"], seed=10_000 + seed)
+        gate_starts = mixed_endgame_starts(cfg["gate_starts"], cfg["piece"], seed=20_000 + seed)
+    else:
+        test = None
+        gate_starts = _opening_starts(cfg["gate_starts"], seed)
+        if cfg.get("anchor"):
+            anchor = _anchor_rows(cfg["anchor"])
+
+    def measure(net):
+        if test is None:
+            return {}
+        return mate_test(net, test, cfg["test_simulations"], cfg["test_max_moves"])
+
+    def save():
+        save_policy_value(best, workdir / "best.json", kind=kind, iterations=state["iteration"])
+        save_policy_value(trainee, workdir / "trainee.json", kind=kind,
+                          iterations=state["iteration"])
+        state["buffer"] = buffer.to_json()
+        write_json_atomic(state_path, state)
+
+    clock = time.perf_counter()
+    if not state["curve"]:
+        first = measure(best)
+        state["curve"].append({"iteration": 0, **first, "accepted": True, "trainee": first})
+        progress(f"iteration 0: {_summary(state['curve'][-1])}")
+        save()
+    while state["iteration"] < iterations:
+        if max_minutes is not None and time.perf_counter() - clock > 60 * max_minutes:
+            progress(f"stopping after {max_minutes} minutes; run again to continue")
+            break
+        it = state["iteration"] + 1
+        t0 = time.perf_counter()
+        rng = random.Random(f"selfplay:{seed}:{it}")
+        if kind == "endgame":    # easy starts mixed in: a third of each level
+            starts = [endgame_starts(1, cfg["piece"], rng.randrange(10**9), level=g % 3)[0]
+                      for g in range(cfg["games"])]
+        elif cfg.get("starts") == "records":   # every other game from a recorded game
+            found = record_starts(cfg["games"] // 2, seed=rng.randrange(10**9))
+            starts = [found[g // 2] if g % 2 and g // 2 < len(found) else None
+                      for g in range(cfg["games"])]
+        else:
+            starts = [None] * cfg["games"]
+        results = {"1-0": 0, "0-1": 0, "1/2-1/2": 0}
+        plies = []
+        player_net = best if cfg.get("player") == "best" else trainee
+        jobs = [(player_net, start, cfg["simulations"], cfg["temperature_plies"],
+                 cfg["max_plies"], adjudicate, cfg["draw_value"], rng.randrange(10**9))
+                for start in starts]
+        for game in parallel_map(_self_play_job, jobs, cfg.get("workers", 1)):
+            buffer.add(game["records"])
+            results[game["result"]] += 1
+            plies.append(len(game["moves"]))
+        rows = buffer.rows
+        if cfg.get("value_target", "z") == "zq":
+            # the value learns the mean of the game's result and the search's own value
+            # of the position: one game's result is a noisy verdict on every move of it
+            rows = [{**r, "z": 0.5 * (r["z"] + r["q"])} if "q" in r else r for r in rows]
+        mixed = rows + (rng.sample(anchor, min(len(anchor), len(buffer))) if anchor else [])
+        losses = train_epochs(trainee, mixed, Adam(cfg["lr"]), cfg["epochs"],
+                              cfg["batch_size"], cfg["c"], seed=rng.randrange(10**9),
+                              augment=True, mirror_colours=cfg["draw_value"] == 0.0)
+        accepted, match = gate(trainee, best, gate_starts, simulations=cfg["gate_simulations"],
+                               max_plies=cfg.get("gate_max_plies", cfg["max_plies"]),
+                               adjudicate=adjudicate, draw_value=cfg["draw_value"], seed=it,
+                               workers=cfg.get("workers", 1))
+        if accepted:
+            best = _copy_net(trainee)
+        row = {"iteration": it, "selfplay": results, "mean_plies": float(np.mean(plies)),
+               "samples": len(buffer), "loss": losses[-1], "gate": match,
+               "accepted": accepted, **measure(best),
+               "trainee": measure(trainee), "seconds": round(time.perf_counter() - t0, 1)}
+        state["curve"].append(row)
+        state["iteration"] = it
+        save()
+        progress(f"iteration {it}: {_summary(row)}")
+    return state
+
+
+def _self_play_job(job) -> dict:
+    net, start, simulations, temperature_plies, max_plies, adjudicate, draw_value, seed = job
+    return self_play_game(net, start, simulations, temperature_plies, max_plies, adjudicate,
+                          draw_value=draw_value, seed=seed)
+
+
+def record_starts(count: int, seed: int = 0, plies=(8, 40), records=None) -> list[str]:
+    """Positions from game records, each after a seeded random number of plies: self-play
+    then also meets the middlegames that games from the initial position rarely reach.
+    ``records`` defaults to the shipped games the bootstrap trained on (the first nine
+    tenths)."""
+    if records is None:
+        records = shipped_game_split()[0]
+    if not any(len(list(g.mainline_moves())) >= plies[0] + 10 for g in records):
+        raise ValueError(f"no game record has the {plies[0] + 10} plies a start needs")
+    rng = random.Random(f"record starts:{seed}")
+    fens = []
+    while len(fens) < count:
+        moves = list(records[rng.randrange(len(records))].mainline_moves())
+        if len(moves) < plies[0] + 10:
+            continue
+        board = chess.Board()
+        for move in moves[:rng.randint(plies[0], min(plies[1], len(moves) - 10))]:
+            board.push(move)
+        fens.append(board.fen())
+    return fens
+
+
+def _anchor_rows(count: int) -> list[dict]:
+    """Up to ``count`` Stockfish-labelled positions from the shipped games the bootstrap
+    trained on, with the moves played and the labels as targets."""
+    rows = game_samples(shipped_game_split()[0], 1, stockfish_labels(), labelled_only=True)
+    return random.Random(0).sample(rows, min(count, len(rows)))
+
+
+def _summary(row) -> str:
+    parts = []
+    for who, r in (("best", row), ("latest", row.get("trainee", {}))):
+        if "mate_rate" in r:
+            mtm = r["moves_to_mate"]
+            parts.append(f"{who}: mate rate {r['mate_rate']:.2f}, moves to mate "
+                         f"{'-' if mtm is None else f'{mtm:.1f}'}")
+    if "gate" in row:
+        parts.append(f"gate score {row['gate']['score']:.2f} "
+                     f"({'accepted' if row['accepted'] else 'rejected'})")
+    if "loss" in row:
+        parts.append(f"loss {row['loss']['total']:.3f}")
+    if "seconds" in row:
+        parts.append(f"{row['seconds']:.0f} s")
+    return ", ".join(parts)

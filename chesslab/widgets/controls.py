@@ -1,0 +1,173 @@
+"""The controls around the board: who plays each side, Stockfish's level, and the
+explanation panel's HTML.
+
+``SideSelector`` turns "White: [pst] depth [3] s/move [0]" into a ``make_player`` spec,
+``StockfishLevel`` a skill level or an Elo into a Stockfish spec, ``explanation_html``
+an AI's decision into its candidates, scores and expected line. ``chesslab.widgets.boards``
+puts them beside the board.
+"""
+from __future__ import annotations
+
+import html
+import re
+
+import chess
+import ipywidgets as widgets
+
+from chesslab.evaluators.registry import EVALUATORS, is_available
+from chesslab.widgets.controller import HUMAN, STOCKFISH_SECONDS, STOCKFISH_SKILL, format_score, stockfish_spec
+from chesslab.base.stockfish import find_stockfish
+
+
+def engine_names() -> list:
+    """Player names the selectors offer: random, the hand-written evaluators, plain
+    minimax and alpha-beta, the learned ones whose model file exists, Stockfish if
+    installed."""
+    hand = [n for n, e in EVALUATORS.items() if e.kind == "hand-written"]
+    learned = [n for n, e in EVALUATORS.items() if e.kind != "hand-written" and is_available(n)]
+    names = ["random", *hand, "minimax", "alphabeta", *learned]
+    if find_stockfish(required=False):
+        names += ["stockfish:1350", "stockfish:2000"]
+    return names
+
+
+_MAX_DEPTH = 8
+
+
+def split_spec(spec: str):
+    """'pst:3@1s' -> ('pst', 3, 1.0); 'pst@1s' -> ('pst', None, 1.0); 'random' -> ('random', None, 0.0)."""
+    match = re.fullmatch(r"([a-z_]+)(?::(\d+))?(?:@([\d.]+)s)?", spec)
+    if not match or spec.startswith("stockfish"):
+        return spec, None, 0.0
+    name, depth, seconds = match.groups()
+    return name, int(depth) if depth else None, float(seconds) if seconds else 0.0
+
+
+class SideSelector(widgets.HBox):
+    """'White: [pst] depth [3] s/move [0]': a make_player spec for one side."""
+
+    def __init__(self, color, spec, names, on_change):
+        self.color = color
+        name, depth, seconds = split_spec(spec)
+        options = [HUMAN] + list(names)
+        if name not in options:
+            options.append(name)
+        small = widgets.Layout(width="120px")
+        self.name = widgets.Dropdown(options=options, value=name, layout=widgets.Layout(width="130px"))
+        if depth is None:
+            depth = _MAX_DEPTH if seconds else 3
+        self.depth = widgets.BoundedIntText(value=depth, min=1, max=_MAX_DEPTH, description="depth",
+                                            layout=small, style={"description_width": "40px"})
+        self.depth.tooltip = "the deepest the search goes (plies)"
+        self.seconds = widgets.BoundedFloatText(value=seconds, min=0, max=30, step=0.5,
+                                                description="s/move", layout=small,
+                                                style={"description_width": "50px"})
+        self.seconds.tooltip = "at most this many seconds per move (0: no limit)"
+        label = widgets.Label("White" if color == chess.WHITE else "Black",
+                              layout=widgets.Layout(width="42px"))
+        super().__init__([label, self.name, self.depth, self.seconds])
+        self.add_class("chesslab-side-" + ("white" if color == chess.WHITE else "black"))
+        self.name.observe(lambda _change: self._show_fields(), names="value")
+        self._show_fields()
+        for w in (self.name, self.depth, self.seconds):
+            w.observe(lambda _change: on_change(self), names="value")
+
+    def takes_depth(self) -> bool:
+        """Does the chosen player search (a depth and a time apply)? Not a human, random
+        or Stockfish (whose level is its own)."""
+        return not (self.name.value in (HUMAN, "random") or ":" in self.name.value)
+
+    def _show_fields(self):
+        shown = "visible" if self.takes_depth() else "hidden"
+        self.depth.layout.visibility = self.seconds.layout.visibility = shown
+
+    def spec(self) -> str:
+        name = self.name.value
+        if not self.takes_depth():
+            return name
+        limit = f"@{self.seconds.value:g}s" if self.seconds.value > 0 else ""
+        return f"{name}:{self.depth.value}{limit}"
+
+    def set_enabled(self, enabled: bool) -> None:
+        for w in (self.name, self.depth, self.seconds):
+            w.disabled = not enabled
+
+
+class StockfishLevel(widgets.HBox):
+    """'Stockfish [skill level] [slider]': how strong the Stockfish side plays.
+
+    By skill level (Stockfish's ``Skill Level``, 0-20) or by Elo (``UCI_Elo``, in the
+    range the engine announces); every change calls ``on_change(spec)`` with the new
+    ``stockfish_spec``.
+    """
+
+    def __init__(self, on_change, *, skill=None, elo=None, seconds=STOCKFISH_SECONDS,
+                 elo_range=(1350, 2850)):
+        self.on_change = on_change
+        self.seconds = seconds
+        self.elo_range = tuple(elo_range)
+        if skill is None and elo is None:
+            skill = STOCKFISH_SKILL
+        self.values = {"skill": STOCKFISH_SKILL if skill is None else skill,
+                       "elo": self.elo_range[0] if elo is None else elo}
+        mode = "skill" if skill is not None else "elo"
+        self.by = widgets.Dropdown(options=[("skill level", "skill"), ("Elo", "elo")],
+                                   value=mode, layout=widgets.Layout(width="110px"))
+        self.by.tooltip = "weaken Stockfish by its skill level (0-20) or to an Elo rating"
+        self.level = widgets.IntSlider(layout=widgets.Layout(width="230px"),
+                                       continuous_update=False)
+        self._quiet = False
+        self._set_range(mode)
+        label = widgets.Label("Stockfish", layout=widgets.Layout(width="64px"))
+        super().__init__([label, self.by, self.level])
+        self.add_class("chesslab-stockfish-level")
+        self.by.observe(self._by_changed, names="value")
+        self.level.observe(self._level_changed, names="value")
+
+    def _set_range(self, mode):
+        low, high = (0, 20) if mode == "skill" else self.elo_range
+        self._quiet = True
+        try:       # widen first, so that min never passes max on the way
+            self.level.min, self.level.max = min(low, self.level.min), max(high, self.level.max)
+            self.level.value = self.values[mode]
+            self.level.min, self.level.max = low, high
+            self.level.step = 1 if mode == "skill" else 50
+        finally:
+            self._quiet = False
+
+    def _by_changed(self, _change):
+        self._set_range(self.by.value)
+        self.on_change(self.spec())
+
+    def _level_changed(self, _change):
+        if not self._quiet:
+            self.values[self.by.value] = self.level.value
+            self.on_change(self.spec())
+
+    def spec(self) -> str:
+        level = {self.by.value: self.level.value}
+        return stockfish_spec(**level, seconds=self.seconds)
+
+    def set_enabled(self, enabled: bool) -> None:
+        self.by.disabled = self.level.disabled = not enabled
+
+
+def white_share(cp: float) -> float:
+    """Share of the bar that is White's: an Elo-like curve, 0.5 at equality."""
+    cp = max(-4000.0, min(4000.0, cp))
+    return 1.0 / (1.0 + 10 ** (-cp / 400))
+
+
+def explanation_html(decision, orientation=chess.WHITE) -> str:
+    """Why the AI moved: top candidates with scores, and its expected line as arrows."""
+    rows = "".join(
+        f"<tr><td>{'<b>' if move == decision.move else ''}{html.escape(san)}"
+        f"{'</b>' if move == decision.move else ''}</td><td>{format_score(score)}</td></tr>"
+        for move, san, score in decision.candidates)
+    table = (f"<table><tr><td><i>candidate</i></td><td><i>score (White)</i></td></tr>"
+             f"{rows}</table>") if rows else ""
+    pv = " ".join(decision.pv_san)
+    return (f"<div><b>Why {html.escape(decision.san)}?</b> {html.escape(decision.summary())}"
+            f" ({decision.seconds:.1f} s)</div>{table}"
+            f"<div>expected line: {html.escape(pv)}</div>"
+            f"<div>{decision.svg(orientation)}</div>")

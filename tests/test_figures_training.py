@@ -1,0 +1,65 @@
+"""figures.networks: diagrams and listings are read from real models, curves from history."""
+import numpy as np
+
+from chesslab import nn
+from chesslab.training import recipe
+from chesslab.training import pipeline as training
+from chesslab.figures import training as fn
+
+
+def test_cnn_diagram_shapes_are_the_models_real_shapes():
+    model = nn.thesis_cnn()
+    boxes = fn.network_boxes(model)
+    real = [tuple(shape) for layer, shape in model.shapes() if not isinstance(layer, nn.Flatten)]
+    assert [shape for _, _, shape in boxes[1:]] == real
+    assert [kind for kind, _, _ in boxes] == ["Input", "Conv", "Pool", "Activ", "Conv", "Pool",
+                                              "Activ", "Full"]
+    assert boxes[1][1].endswith("13 kernels 3x3") and boxes[4][1].endswith("10 kernels 3x3")
+    # a different CNN gives a different diagram: the figure reads the model, not a constant
+    other = nn.CNN((1, 8, 8), name="other")
+    other.add(nn.Conv2D(1, 4, 3))
+    other.add_output_layer(1)
+    assert [s for _, _, s in fn.network_boxes(other)] == [(1, 8, 8), (4, 6, 6), (1,)]
+
+
+def test_model_listing_is_the_saved_file():
+    text = fn.model_listing(fn._small_ann())
+    assert '"name": "NN 1"' in text
+    assert '"inputWeights": [[0.1], [0.4]]' in text and '"bias1": [0.2]' in text
+    assert '"bias2": [0.3]' in text
+
+
+def test_plot_history_draws_loss_and_accuracy():
+    h = training.History()
+    for e in (1, 2, 3):
+        h.append(epoch=e, train_loss=1 / e, val_loss=1.2 / e, val_accuracy=0.5 + e / 10,
+                 val_mae_cp=300 / e, lr=1e-3, seconds=e)
+    h.best_epoch = 3
+    fig = fn.plot_history(h, "ANN")
+    loss_ax, acc_ax = fig.axes
+    assert len(loss_ax.lines) == 3 and loss_ax.get_title() == "ANN loss"   # 2 curves + best
+    np.testing.assert_allclose(acc_ax.lines[0].get_ydata(), [0.6, 0.7, 0.8])
+
+
+def test_plot_recipe_puts_each_step_at_its_place():
+    steps = [label for label, _ in recipe.RECIPE_STEPS]
+    def row(i):
+        mae = {"all": 100.0 - 10 * i, "white_to_move": 90.0, "black_to_move": 110.0}
+        return {"net": "ann", "step": steps[i],
+                "search_depth1": {k: {"mae_cp": v} for k, v in mae.items()}}
+    rows = [row(0), row(2)]
+    ax = fn.plot_recipe({"rows": rows})
+    all_line = ax.lines[0]
+    assert list(all_line.get_xdata()) == [0, 2] and list(all_line.get_ydata()) == [100.0, 80.0]
+    assert len(ax.lines) == 3 and [t.get_text() for t in ax.get_xticklabels()] == steps
+
+
+def test_residual_block_figure_is_drawn_from_the_block():
+    from chesslab.figures import training as fn
+    from chesslab.nn import Residual
+    block = Residual(8, kernel_size=3)
+    texts = [t.get_text() for t in fn.residual_block_figure(block).axes[0].texts]
+    assert any(t.startswith("Conv2D\n(8 -> 8") for t in texts)
+    assert sum(t.startswith("BatchNorm") for t in texts) == 2
+    assert "+" in texts and any("skip connection" in t for t in texts)
+    assert any(t.startswith(repr(block)) for t in texts)
