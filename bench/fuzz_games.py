@@ -5,13 +5,13 @@
 Game k draws (from its own seeded generator) two player specs, a start position (the
 initial one, an odd FEN from ``ODD_STARTS``, a position after repeated moves, or a
 random walk), a move cap and, in a third of the games, the resign rule (300 cp), and
-plays ``chesslab.matches.match.play_game``. It counts:
+plays ``chesslab.board.game.play_game``. It counts:
 
 * **illegal moves**: a player answered with a move that is not legal, or changed the
   board it was handed;
 * **crashes**: any other exception while making the players or playing the game;
 * **hangs**: one move took longer than ``--hang-seconds`` (the move is interrupted);
-* **wrong results**: the PGN's Result/Termination disagree with ``chesslab.board.game.outcome``
+* **wrong results**: the PGN's Result/Termination disagree with ``chesslab.board.rules.outcome``
   of the final board (or, for an unfinished game, it was not stopped exactly at the
   move cap as a draw, or adjudicated for the side its searches did not favour), or the
   PGN does not round-trip: written with
@@ -38,9 +38,10 @@ from pathlib import Path
 
 import chess
 
-from chesslab.matches.match import play_game, save_pgn
+from chesslab.board.game import play_game
+from chesslab.matches.match import save_pgn
 from chesslab.datasets.records import read_games
-from chesslab.board.game import TERMINATION, outcome
+from chesslab.board.rules import TERMINATION, outcome
 from chesslab.matches.players import Player, make_player
 from chesslab.base.stockfish import find_stockfish
 
@@ -215,7 +216,7 @@ def main(argv=None) -> int:
             for spec, offset in ((white_spec, 0), (black_spec, 1)):
                 made.append(Guard(make_player(spec, seed=args.seed * 10_000 + 2 * k + offset),
                                   args.hang_seconds))
-            game = play_game(made[0], made[1], board=board, max_plies=cap, round_=str(k),
+            game = play_game(made[0], made[1], start=board, max_plies=cap, round_=str(k),
                              resign_cp=resign_cp)
         except Illegal as exc:
             counts["illegal"] += 1

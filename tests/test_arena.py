@@ -6,7 +6,9 @@ import chess.pgn
 import pytest
 
 from chesslab.__main__ import main
-from chesslab.matches.match import MatchResult, elo_difference, match, play_game
+from chesslab.matches.match import MatchResult, match
+from chesslab.matches.rating import elo_difference
+from chesslab.board.game import play_game
 from chesslab.matches.players import Player, make_player
 
 
@@ -48,7 +50,7 @@ def test_full_search_mates_random_and_pgn_names_players():
 def test_claimable_draws_and_move_cap_are_adjudicated():
     # Kings only: insufficient material ends the game at once.
     game = play_game(make_player("random"), make_player("random"),
-                     board=chess.Board("8/8/3k4/8/8/3K4/8/8 w - - 0 1"))
+                     start=chess.Board("8/8/3k4/8/8/3K4/8/8 w - - 0 1"))
     assert (game.headers["Result"], game.headers["Termination"]) == (
         "1/2-1/2", "insufficient material")
     game = play_game(make_player("random"), make_player("random"), max_plies=6)
@@ -126,7 +128,7 @@ def test_senseless_match_settings_are_refused():
     with pytest.raises(ValueError, match="max_plies"):
         match("random", "random", games=2, max_plies=0, progress=False)
     with pytest.raises(ValueError, match="max_plies"):
-        play_game(make_player("random"), make_player("random"), max_plies=0)
+        play_game(make_player("random"), make_player("random"), max_plies=-1)
     with pytest.raises(TypeError, match="needs players"):
         play_game("random", make_player("random"))
     assert main(["match", "--white", "random", "--black", "random", "--max-plies", "0",
@@ -190,16 +192,16 @@ def test_engine_killed_mid_match_keeps_the_finished_games(tmp_path, monkeypatch,
 def test_a_decided_game_is_adjudicated_only_when_both_engines_agree():
     queen_up = chess.Board("4k3/8/8/8/8/8/3QK3/8 w - - 0 1")
     game = play_game(make_player("material:1"), make_player("material:1", seed=1),
-                     board=queen_up, resign_cp=500)
+                     start=queen_up, resign_cp=500)
     assert game.headers["Result"] == "1-0"
     assert game.headers["Termination"].startswith("adjudicated: both engines see White")
     assert len(list(game.mainline_moves())) == 4          # four plies of agreement
     # off by default: the same game goes on (here to the move cap)
     game = play_game(make_player("material:1"), make_player("material:1", seed=1),
-                     board=queen_up, max_plies=6)
+                     start=queen_up, max_plies=6)
     assert game.headers["Termination"] in ("move cap", "checkmate")
     # a player that reports no score (random) never agrees to anything
-    game = play_game(make_player("material:1"), make_player("random"), board=queen_up,
+    game = play_game(make_player("material:1"), make_player("random"), start=queen_up,
                      resign_cp=500, max_plies=6)
     assert not game.headers["Termination"].startswith("adjudicated")
 
@@ -207,7 +209,7 @@ def test_a_decided_game_is_adjudicated_only_when_both_engines_agree():
 def test_the_resign_rule_accepts_players_whose_search_has_no_score():
     """An MCTS player's last result has visits and a value, not a centipawn score."""
     queen_up = chess.Board("4k3/8/8/8/8/8/3QK3/8 w - - 0 1")
-    game = play_game(make_player("mcts:8"), make_player("material:1"), board=queen_up,
+    game = play_game(make_player("mcts:8"), make_player("material:1"), start=queen_up,
                      resign_cp=500, max_plies=6)
     assert not game.headers["Termination"].startswith("adjudicated")
     assert len(list(game.mainline_moves())) <= 6

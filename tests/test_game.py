@@ -5,9 +5,8 @@ from types import SimpleNamespace
 import chess
 import pytest
 
-from chesslab.matches.match import play_game
-from chesslab.board.game import (Player, Repetitions, adjudicate_draw, adjudicate_material,
-                           draw_by_rule, outcome, play, resign_verdict, result_for)
+from chesslab.board.game import Player, play_game
+from chesslab.board.rules import Repetitions, adjudicate_draw, adjudicate_material, draw_by_rule, outcome, resign_verdict, result_for
 from chesslab.widgets.controller import game_over
 from chesslab.matches.players import make_player
 
@@ -32,7 +31,7 @@ def test_mate_on_the_hundredth_half_move_wins():
 
 def test_play_game_plays_the_mate_instead_of_scoring_a_draw():
     game = play_game(make_player("material:1"), make_player("random"),
-                     board=chess.Board(MATE_AT_99))
+                     start=chess.Board(MATE_AT_99))
     assert game.headers["Result"] == "1-0"
     assert game.headers["Termination"] == "checkmate"
     assert game.end().board().halfmove_clock == 100
@@ -145,7 +144,7 @@ def test_play_records_the_game_and_calls_on_move_before_each_move():
     white = Scripted("w", ["g1f3", "f3g1"])
     black = Scripted("b", ["e7e5", "b8c6"])
     calls = []
-    game = play(white, black, start, max_plies=4,
+    game = play_game(white, black, start, max_plies=4,
                 on_move=lambda board, move, player: calls.append((board.fen(), move, player)))
     assert [m.uci() for m in game.mainline_moves()] == ["e2e4", "e7e5", "g1f3", "b8c6", "f3g1"]
     assert start.move_stack == [chess.Move.from_uci("e2e4")]   # the start is not changed
@@ -161,11 +160,11 @@ def test_the_move_cap_is_adjudicated_as_asked():
     queen_up = "4k3/8/8/8/8/8/3QK3/8 w - - 0 1"
     shuffle = ["e2e3", "e8f8", "e3e2", "f8e8"]
     for adjudicate, result in ((adjudicate_draw, "1/2-1/2"), (adjudicate_material, "1-0")):
-        game = play(Scripted("w", shuffle[::2]), Scripted("b", shuffle[1::2]), queen_up,
+        game = play_game(Scripted("w", shuffle[::2]), Scripted("b", shuffle[1::2]), queen_up,
                     max_plies=4, adjudicate=adjudicate)
         assert (game.headers["Result"], game.headers["Termination"]) == (result, "move cap")
     assert adjudicate_material(chess.Board("4k3/8/8/8/8/8/3PK3/8 w - - 0 1")) == "1/2-1/2"
-    game = play(Scripted("w", []), Scripted("b", []), queen_up, max_plies=0)
+    game = play_game(Scripted("w", []), Scripted("b", []), queen_up, max_plies=0)
     assert game.headers["PlyCount"] == "0" and game.headers["Termination"] == "move cap"
 
 
@@ -178,20 +177,20 @@ def test_the_resign_rule_needs_both_sides_to_agree():
     assert resign_verdict([600, 700, 900], 500) is None           # too few plies
     assert resign_verdict([600] * 4, None) is None                # the rule is off
     shuffle = ["e2e3", "e8f8", "e3e2", "f8e8"] * 2
-    game = play(Scripted("w", shuffle[::2], 900), Scripted("b", shuffle[1::2], 900),
+    game = play_game(Scripted("w", shuffle[::2], 900), Scripted("b", shuffle[1::2], 900),
                 "4k3/8/8/8/8/8/3QK3/8 w - - 0 1", resign_cp=500, resign_plies=3)
     assert game.headers["Result"] == "1-0" and game.headers["PlyCount"] == "3"
 
 
 def test_play_names_bad_inputs():
     with pytest.raises(TypeError, match="a game needs players .* as black"):
-        play(make_player("random"), "random")
+        play_game(make_player("random"), "random")
     with pytest.raises(ValueError, match="start is not a FEN"):
-        play(make_player("random"), make_player("random"), "not a fen")
+        play_game(make_player("random"), make_player("random"), "not a fen")
     with pytest.raises(ValueError, match="max_plies .* at least 0, got -1"):
-        play(make_player("random"), make_player("random"), max_plies=-1)
+        play_game(make_player("random"), make_player("random"), max_plies=-1)
     with pytest.raises(ValueError, match="w chose the illegal move e2e5"):
-        play(Scripted("w", ["e2e5"]), Scripted("b", []))
+        play_game(Scripted("w", ["e2e5"]), Scripted("b", []))
 
 
 def test_result_for_each_side():

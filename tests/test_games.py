@@ -6,7 +6,7 @@ import chess
 import pytest
 
 from chesslab.datasets import records as games
-from chesslab.board.game import outcome
+from chesslab.board.rules import outcome
 from needs_stockfish import needs_stockfish
 
 # A 24-ply game written for this test (the Italian game, then a quiet middlegame).

@@ -1,5 +1,5 @@
 """MCTS: visit counts, noise only at the root, legal moves only, mates, value signs,
-draws (the same rule as chesslab.board.game.outcome), tree reuse, the player spec."""
+draws (the same rule as chesslab.board.rules.outcome), tree reuse, the player spec."""
 import chess
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ import pytest
 from chesslab.board.encoding import legal_indices, move_to_index, planes9_batch
 import random
 
-from chesslab.board.game import outcome
+from chesslab.board.rules import outcome
 from chesslab.search.mcts import MCTS, MCTSPlayer, mcts_player, terminal_value, visit_policy
 from chesslab.search import mcts as mcts_module
 from chesslab.matches.players import make_player
@@ -122,7 +122,7 @@ def test_draws_score_zero():
 
 def test_the_leaf_rule_is_chesslab_game_outcome():
     """The search's fast test of a new leaf agrees with ``terminal_value`` (which asks
-    ``chesslab.board.game.outcome``) on every position of random games, both draw values:
+    ``chesslab.board.rules.outcome``) on every position of random games, both draw values:
     mates, stalemates, bare kings, repetitions and the 50-move rule included."""
     rng = random.Random(7)
     seen = set()

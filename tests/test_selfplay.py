@@ -10,7 +10,8 @@ import pytest
 from chesslab.training import selfplay
 from chesslab.__main__ import main
 from chesslab.board.encoding import legal_indices
-from chesslab.board.game import adjudicate_material, play
+from chesslab.board.rules import adjudicate_material
+from chesslab.board.game import play_game
 from chesslab.datasets.records import DEFAULT_GAMES, read_games
 from chesslab.search.mcts import uniform_evaluate
 from chesslab.evaluators.policy_value import PolicyValueNet
@@ -112,8 +113,8 @@ def test_train_selfplay_refuses_the_other_tasks_settings_before_any_work(tmp_pat
 
 def test_a_draw_is_whites_failure_in_the_endgame_task():
     # Black to move, stalemated: a draw by the rules; at the move cap, a draw by adjudication
-    stalemate = play(CentreDefender(), CentreDefender(), "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
-    capped = play(CentreDefender(), CentreDefender(), "8/8/4k3/8/8/4K3/4Q3/8 w - - 0 1",
+    stalemate = play_game(CentreDefender(), CentreDefender(), "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    capped = play_game(CentreDefender(), CentreDefender(), "8/8/4k3/8/8/4K3/4Q3/8 w - - 0 1",
                   max_plies=2)
     for game in (stalemate, capped):
         assert game.headers["Result"] == "1/2-1/2"

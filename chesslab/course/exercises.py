@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
-from chesslab.matches.match import wilson_interval
+from chesslab.matches.rating import wilson_interval
 from chesslab.evaluators.bayes import GaussianNB
 from chesslab.datasets.positions import random_board
 from chesslab.board.encoding import PROMOTION_PAIRS, move_to_index, planes14, thesis_vector

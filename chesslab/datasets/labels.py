@@ -18,7 +18,7 @@ import numpy as np
 from tqdm import tqdm
 
 from chesslab.base.files import atomic_path, read_npz
-from chesslab.board.game import outcome
+from chesslab.board.rules import outcome
 from chesslab.base.parallel import parallel_map
 from chesslab.board.scores import LABEL_MATE_CP
 from chesslab.base.stockfish import find_stockfish, stop_worker_engines, worker_engine

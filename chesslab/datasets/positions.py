@@ -49,7 +49,7 @@ def random_board(rng: random.Random, max_plies: int = 200) -> chess.Board | None
     board = chess.Board()
     for _ in range(rng.randrange(0, max_plies)):
         board.push(rng.choice(list(board.legal_moves)))
-        # the tutorial's own test (not chesslab.board.game.outcome, which also ends a walk at a
+        # the tutorial's own test (not chesslab.board.rules.outcome, which also ends a walk at a
         # threefold repetition): it decides which walks the shipped dataset kept
         if board.is_game_over():
             return None

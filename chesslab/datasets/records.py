@@ -22,7 +22,7 @@ import chess.pgn
 from tqdm import tqdm
 
 from chesslab.base.files import DATA_DIR, atomic_path
-from chesslab.board.game import play
+from chesslab.board.game import play_game
 from chesslab.base.parallel import parallel_map
 from chesslab.base.stockfish import find_stockfish, stop_worker_engines, worker_engine
 
@@ -139,7 +139,7 @@ def play_selfplay_game(engine, index: int = 0, seed: int = 0, nodes: int = 1000,
     random generator, so the moves are not reproducible; our own choices (strengths,
     opening plies) are seeded by (seed, index). A game still running after
     ``max_plies`` plies (openings included) is adjudicated a draw (Termination
-    "move cap"; ``chesslab.board.game.play`` plays it).
+    "move cap"; ``chesslab.board.game.play_game`` plays it).
     """
     rng = random.Random(f"games:{seed}:{index}")
     elos = {chess.WHITE: rng.randint(*elo_range), chess.BLACK: rng.randint(*elo_range)}
@@ -150,9 +150,9 @@ def play_selfplay_game(engine, index: int = 0, seed: int = 0, nodes: int = 1000,
         if not moves:
             break
         board.push(rng.choice(moves))
-    game = play(_EngineSide(engine, elos[chess.WHITE], nodes),
-                _EngineSide(engine, elos[chess.BLACK], nodes), board,
-                max_plies=max(max_plies - board.ply(), 0))
+    game = play_game(_EngineSide(engine, elos[chess.WHITE], nodes),
+                     _EngineSide(engine, elos[chess.BLACK], nodes), board,
+                     max_plies=max(max_plies - board.ply(), 0))
     game.headers.update({
         "Event": "chesslab Stockfish self-play", "Site": "chesslab",
         "Date": datetime.date.today().strftime("%Y.%m.%d"), "Round": str(index + 1),

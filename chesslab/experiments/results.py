@@ -31,7 +31,9 @@ from pathlib import Path
 import chess
 from tqdm.auto import tqdm
 
-from chesslab.matches.match import OPENINGS, MatchResult, match, play_game
+from chesslab.matches.match import OPENINGS, MatchResult, match
+from chesslab.board.game import play_game
+from chesslab.board.rules import points
 from chesslab.training.pretraining import shipped_game_split
 from chesslab.datasets.positions import Dataset
 from chesslab.evaluators.registry import EVALUATORS, load_evaluator
@@ -232,8 +234,8 @@ def _play_pair(job) -> list:
         for white, black in ((a, b), (b, a)):
             game = play_game(white, black, opening=job["opening"], max_plies=job["max_plies"],
                              resign_cp=job["resign_cp"])
-            points = {"1-0": 1.0, "0-1": 0.0}.get(game.headers["Result"], 0.5)
-            out.append((str(game), points if white is a else 1.0 - points))
+            out.append((str(game), points(game.headers["Result"],
+                                          chess.WHITE if white is a else chess.BLACK)))
     return out
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from chesslab.matches.match import wilson_interval
+from chesslab.matches.rating import wilson_interval
 from chesslab.base.files import RESULTS_DIR, read_json
 from chesslab.experiments.results import score_matrix
 

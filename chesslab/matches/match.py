@@ -1,16 +1,8 @@
-"""Games and matches between players: rules, scores, an Elo estimate, PGN.
+"""A match between two players: games from both sides of each opening, a score, PGN.
 
-``play_game`` ends a game by ``chesslab.board.game.outcome``: checkmate, stalemate,
-insufficient material, the 75-move rule and fivefold repetition end a game by
-themselves; a threefold repetition or 50-move draw ends it once it has happened (never
-one the side to move could only claim with its next move). A game still going
-after ``max_plies`` half-moves (default 400) is stopped and adjudicated a draw,
-recorded in the PGN as ``Termination "move cap"`` so it can never hide as a win.
-
-Long engine matches may also adjudicate a decided game, as engine testers do: with
-``resign_cp=C`` a game ends once the engines' own searches agreed for ``resign_plies``
-half-moves in a row (both sides' last moves) that one side is at least C centipawns
-ahead (``Termination "adjudicated: ..."``). Off by default.
+Each game is ``chesslab.board.game.play_game`` (the rules of
+``chesslab.board.rules``: a game still going after ``max_plies`` half-moves is
+adjudicated a draw, and long engine matches may use the resign rule, ``resign_cp``).
 
 ``match`` plays N games, alternating colours, each pair of games from the same
 opening (a set of varied, balanced openings), and reports the score with a 95%
@@ -26,7 +18,9 @@ import chess.pgn
 from tqdm.auto import tqdm
 
 from chesslab.base.files import atomic_path, check_writable
-from chesslab.board.game import Player, check_max_plies, play
+from chesslab.board.game import Player, play_game
+from chesslab.board.rules import check_max_plies, points
+from chesslab.matches.rating import elo_difference, wilson_interval
 from chesslab.matches.players import EngineStopped, make_player
 
 #: Short, varied, roughly balanced openings (UCI moves) so games differ.
@@ -35,29 +29,6 @@ OPENINGS = (
     "d2d4 g8f6", "e2e4 c7c6", "c2c4 g8f6", "d2d4 f7f5", "e2e4 d7d6", "b1c3 e7e5",
     "g2g3 d7d5", "e2e4 g8f6", "d2d4 e7e6", "f2f4 d7d5",
 )
-
-
-def play_game(white: Player, black: Player, opening: str | None = None,
-              board: chess.Board | None = None, max_plies: int = 400,
-              round_: str = "-", resign_cp: float | None = None,
-              resign_plies: int = 4) -> chess.pgn.Game:
-    """One game (``chesslab.board.game.play``) after the UCI moves of ``opening``; returns a
-    PGN game whose headers name the players' specs, the round and the end."""
-    check_max_plies(max_plies)
-    if board is not None and not isinstance(board, chess.Board):
-        raise TypeError(f"board must be a chess.Board, not {type(board).__name__}")
-    board = board.copy() if board is not None else chess.Board()
-    for uci in (opening or "").split():
-        move = chess.Move.from_uci(uci)
-        if move not in board.legal_moves:
-            raise ValueError(f"opening move {uci} is illegal in {board.fen()}")
-        board.push(move)
-    game = play(white, black, board, max_plies=max_plies, resign_cp=resign_cp,
-                resign_plies=resign_plies)
-    game.headers.update(Event="chesslab match", Site="chesslab", Round=str(round_))
-    if opening:
-        game.headers["Opening"] = opening
-    return game
 
 
 @dataclass
@@ -118,30 +89,6 @@ class MatchResult:
                 f"  Elo {elo}")
 
 
-def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson's score interval for a score of ``points`` out of ``games``.
-
-    The plain "p +- z * standard error" interval collapses to 0.00-0.00 after 0 of 4 and
-    can leave [0, 1]; Wilson's asks which true scores would make the observed one
-    unsurprising, so 0 of 4 gives 0.00-0.49. A draw counts as half a point.
-    """
-    if games <= 0:
-        return (float("nan"), float("nan"))
-    p, z2 = points / games, z * z
-    centre = (p + z2 / (2 * games)) / (1 + z2 / games)
-    half = z / (1 + z2 / games) * math.sqrt(p * (1 - p) / games + z2 / (4 * games * games))
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def elo_difference(score: float) -> float:
-    """The Elo gap at which the stronger side is expected to score ``score``."""
-    if score <= 0:
-        return -math.inf
-    if score >= 1:
-        return math.inf
-    return -400 * math.log10(1 / score - 1)
-
-
 def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
           max_plies: int = 400, progress: bool = True, pgn_path=None,
           resign_cp: float | None = None) -> MatchResult:
@@ -172,8 +119,7 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
             white, black = (a, b) if i % 2 == 0 else (b, a)
             game = play_game(white, black, opening=opening, max_plies=max_plies,
                              round_=str(i + 1), resign_cp=resign_cp)
-            points = {"1-0": 1.0, "0-1": 0.0}.get(game.headers["Result"], 0.5)
-            result.add(points if white is a else 1.0 - points)
+            result.add(points(game.headers["Result"], chess.WHITE if white is a else chess.BLACK))
             result.games.append(game)
     except BaseException as exc:
         # Keep what was played: the finished games go to the PGN file and on the error.

@@ -34,7 +34,8 @@ import chess.engine
 from chesslab.search.clock import check_limits
 from chesslab.evaluators.registry import EVALUATORS, load_evaluator, model_path
 from chesslab.evaluators.registry import is_available as evaluator_available
-from chesslab.board.game import Player, outcome
+from chesslab.board.game import Player
+from chesslab.board.rules import outcome
 from chesslab.search.mcts import DEFAULT_MODEL, mcts_player
 from chesslab.search.alphabeta import Searcher
 from chesslab.base.stockfish import find_stockfish, quit_engine, start_engine

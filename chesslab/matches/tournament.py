@@ -17,7 +17,8 @@ from pathlib import Path
 
 import chess
 
-from chesslab.matches.match import match, wilson_interval
+from chesslab.matches.match import match
+from chesslab.matches.rating import wilson_interval
 from chesslab.board.game import Player
 
 

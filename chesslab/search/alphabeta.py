@@ -27,7 +27,7 @@ generates the moves anyway), and in quiescence only when the side to move is in 
 (with check extensions on, quiescence then searches every evasion instead of standing
 pat).
 Repetitions inside the search (and of the game's earlier positions), the 50-move rule
-and insufficient material score as draws (0): ``chesslab.board.game.Repetitions``.
+and insufficient material score as draws (0): ``chesslab.board.rules.Repetitions``.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ import chess
 
 from chesslab.search.clock import Clock, OutOfTime, check_limits
 from chesslab.evaluators.registry import load_evaluator
-from chesslab.board.game import Repetitions
+from chesslab.board.rules import Repetitions
 from chesslab.search.ordering import MoveOrderer
 from chesslab.board.scores import MATE, MATE_THRESHOLD, mate_in, mate_value, white_to_side
 from chesslab.search.transposition import TranspositionTable

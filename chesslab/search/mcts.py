@@ -35,7 +35,8 @@ import numpy as np
 
 from chesslab.board.encoding import as_board, move_to_index, planes9_batch
 from chesslab.base.files import MODELS_DIR, load_cached
-from chesslab.board.game import Player, outcome
+from chesslab.board.game import Player
+from chesslab.board.rules import outcome
 from chesslab.evaluators.policy_value import load_policy_value
 
 #: Value of a position where the side to move is checkmated.
@@ -48,7 +49,7 @@ def uniform_evaluate(planes, legal):
 
 
 def terminal_value(board: chess.Board, draw_value: float = 0.0):
-    """Exact value for the side to move if the game is over (``chesslab.board.game.outcome``),
+    """Exact value for the side to move if the game is over (``chesslab.board.rules.outcome``),
     else None.
 
     Checkmate = -1 (the side to move lost); every draw is worth ``draw_value`` to White
@@ -219,7 +220,7 @@ class MCTS:
     def _leaf_value(self, board, moves):
         """``terminal_value`` of a new leaf whose legal moves are already generated.
 
-        The rules of ``chesslab.board.game.outcome`` written out for the search's hot loop:
+        The rules of ``chesslab.board.rules.outcome`` written out for the search's hot loop:
         calling ``outcome`` there generates the moves a second time and made the whole
         search 7% slower. With a legal move left, only the draws remain to test (the
         75-move rule and fivefold repetition are caught by their 50-move and threefold

@@ -20,7 +20,7 @@ import math
 import chess
 
 from chesslab.board.encoding import as_board
-from chesslab.board.game import draw_by_rule, outcome
+from chesslab.board.rules import draw_by_rule, outcome
 from chesslab.board.scores import MATE, white_to_side
 
 
@@ -50,7 +50,7 @@ class TreeNode:
 
 
 def _no_moves_value(board: chess.Board, ply: int) -> int:
-    """White-view value of a position without legal moves (``chesslab.board.game.outcome``):
+    """White-view value of a position without legal moves (``chesslab.board.rules.outcome``):
     checkmate ``ply`` plies from the root, or a draw (stalemate)."""
     winner = outcome(board).winner
     if winner is None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from chesslab.datasets.positions import DEFAULT_DATASET, load_dataset, position_key
 from chesslab.board.encoding import move_to_index, planes9_batch
-from chesslab.board.game import result_for
+from chesslab.board.rules import result_for
 from chesslab.datasets.records import DEFAULT_GAMES, read_games
 from chesslab.nn import Adam
 from chesslab.evaluators.policy_value import (PolicyValueNet, load_policy_value, policy_targets,

@@ -15,7 +15,7 @@ Two tasks: ``"endgame"``, a curriculum of K+Q (or K+R) vs K from random starts a
 a fixed defender, where a draw counts as White's failure (``draw_value=-1``) and the
 mate rate on a fixed test set is the learning curve; ``"full"``, the whole game from a
 bootstrapped network (``chesslab.training.pretraining``). Every game is played by
-``chesslab.board.game.play``; the games of an iteration go through
+``chesslab.board.game.play_game``; the games of an iteration go through
 ``chesslab.base.parallel.parallel_map`` (``workers``: processes or an executor).
 """
 from __future__ import annotations
@@ -30,7 +30,8 @@ import numpy as np
 from chesslab.training.pretraining import game_samples, shipped_game_split, stockfish_labels
 from chesslab.board.encoding import as_board, move_to_index
 from chesslab.base.files import read_json, write_json_atomic
-from chesslab.board.game import adjudicate_draw, adjudicate_material, outcome, play, result_for
+from chesslab.board.rules import adjudicate_draw, adjudicate_material, outcome, result_for
+from chesslab.board.game import play_game
 from chesslab.search.mcts import MCTSPlayer
 from chesslab.nn import Adam
 from chesslab.base.parallel import parallel_map
@@ -77,7 +78,7 @@ def self_play_game(net, start=None, simulations: int = 100, temperature_plies: i
                         "turn": "w" if board.turn == chess.WHITE else "b"})
 
     start = chess.Board() if start is None else as_board(start)
-    game = play(player, player, start, max_plies, on_move=record, adjudicate=adjudicate)
+    game = play_game(player, player, start, max_plies, on_move=record, adjudicate=adjudicate)
     result = scored_result(game, draw_value)
     for r in records:
         r["z"] = result_for(result, r["turn"] == "w")
@@ -139,7 +140,7 @@ def _net_match_game(job) -> float:
     net_a, net_b, fen, a_white, simulations, max_plies, adjudicate, draw_value, seed = job
     a = MCTSPlayer(net_a, simulations, draw_value=draw_value, seed=seed)
     b = MCTSPlayer(net_b, simulations, draw_value=draw_value, seed=seed + 1)
-    game = play(*((a, b) if a_white else (b, a)), fen, max_plies, adjudicate=adjudicate)
+    game = play_game(*((a, b) if a_white else (b, a)), fen, max_plies, adjudicate=adjudicate)
     return result_for(scored_result(game, draw_value), chess.WHITE if a_white else chess.BLACK)
 
 
@@ -223,7 +224,7 @@ def mate_test(net, starts, simulations: int = 50, max_moves: int = 30,
     for i, fen in enumerate(starts):
         attacker = MCTSPlayer(net, simulations, batch_size=batch_size, draw_value=draw_value,
                               seed=i)
-        game = play(attacker, defender, fen, 2 * max_moves)
+        game = play_game(attacker, defender, fen, 2 * max_moves)
         final = game.end().board()
         mated = game.headers["Termination"] == "checkmate" and final.turn == chess.BLACK
         per_start.append((len(final.move_stack) + 1) // 2 if mated else None)

@@ -21,7 +21,7 @@ import chess.pgn
 import chess.svg
 
 from chesslab.board.encoding import as_board
-from chesslab.board.game import TERMINATION, outcome
+from chesslab.board.rules import TERMINATION, outcome
 from chesslab.matches.players import is_available, make_player, model_file
 from chesslab.board.scores import is_mate_score
 
@@ -146,7 +146,7 @@ def _winner_result(winner: chess.Color | None) -> str:
 
 
 def game_over(board: chess.Board) -> GameOver | None:
-    """How the game has ended (``chesslab.board.game.outcome``, the rule of every play loop).
+    """How the game has ended (``chesslab.board.rules.outcome``, the rule of every play loop).
 
     An arbiter would wait for a claim of threefold repetition or the 50-move rule; in a
     classroom game the board ends it as soon as either has happened.

@@ -1,0 +1,180 @@
+"""The rules that end a game, and the two ways to stop one early (adjudication).
+
+Every game in chesslab (a match, a self-play game of MCTS, a Stockfish game record, the
+board in a notebook, a search's tree) ends by the same rule, ``outcome``:
+
+* checkmate, stalemate, insufficient material, the 75-move rule, fivefold repetition
+  (these end a game by themselves, FIDE 9.6);
+* threefold repetition: the current position has occurred three times;
+* the 50-move rule: 50 moves by each side without a capture or a pawn move have been
+  played (and the last of them did not mate: checkmate is tested first).
+
+python-chess's ``board.outcome(claim_draw=True)`` also reports a threefold repetition or
+a 50-move draw that the side to move *could claim with its next move*, even when that
+side has a mate in one; here a game ends only on a draw that has happened. A player who
+would rather play on cannot: in a classroom game (and in a match between engines) the
+arbiter claims the draw at once.
+
+Two ways to stop a game before the rules do:
+
+* the **move cap**: after ``max_plies`` half-moves the game is scored by ``adjudicate``
+  (default ``adjudicate_draw``; ``adjudicate_material`` gives it to the side 3 pawns
+  ahead), recorded as ``Termination "move cap"`` so it can never hide as a win;
+* the **resign rule** of engine testers: with ``resign_cp=C`` the game ends once the
+  players' own searches agreed for ``resign_plies`` half-moves in a row (both sides'
+  last moves) that one side is at least C centipawns ahead.
+
+A result string and points convert here too (``points``, ``result_for``).
+"""
+from __future__ import annotations
+
+import chess
+
+__all__ = ["outcome", "draw_by_rule", "Repetitions", "TERMINATION", "MOVE_CAP",
+           "adjudicate_draw", "adjudicate_material", "resign_verdict", "result_for", "points", "result_of", "RESULTS",
+           "check_max_plies"]
+
+
+def outcome(board: chess.Board) -> chess.Outcome | None:
+    """How the game on ``board`` has ended, or None while it goes on."""
+    if not isinstance(board, chess.Board):
+        raise TypeError(f"outcome() needs a chess.Board, got {type(board).__name__}")
+    ended = board.outcome(claim_draw=False)
+    if ended is not None:
+        return ended
+    if board.is_repetition(3):
+        return chess.Outcome(chess.Termination.THREEFOLD_REPETITION, None)
+    if board.halfmove_clock >= 100:
+        return chess.Outcome(chess.Termination.FIFTY_MOVES, None)
+    return None
+
+
+def draw_by_rule(board: chess.Board) -> bool:
+    """Drawn whatever the moves and the history: the 50-move rule or insufficient material.
+
+    The part of ``outcome`` a search asks at every node, fast: it needs neither the
+    legal moves (stalemate) nor the game's history (repetitions: a search keeps its own
+    table, ``Repetitions``). A move that mates on the 100th half-move still wins: mate
+    comes first.
+    """
+    if board.halfmove_clock >= 100:
+        return not board.is_checkmate()
+    return (not (board.pawns | board.rooks | board.queens)
+            and board.is_insufficient_material())
+
+
+class Repetitions:
+    """The positions a search calls drawn by repetition: the game's positions since the
+    last capture or pawn move (``board``'s own, the root included) and, as the search
+    adds and removes them, those on the line it is searching.
+
+    Not ``outcome``: inside a search a position that repeats once is already a draw (the
+    side that repeats could not do better), and this is asked at every node, so it keeps
+    a table of keys: ``hash(board._transposition_key())``, python-chess's own cheap
+    position key (the one its repetition rules use).
+    """
+
+    def __init__(self, board: chess.Board):
+        self.counts = {}
+        replay = board.copy()
+        for _ in range(min(board.halfmove_clock, len(board.move_stack)) + 1):
+            self.add(hash(replay._transposition_key()))
+            if not replay.move_stack:
+                break
+            replay.pop()
+
+    def add(self, key) -> None:
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+    def remove(self, key) -> None:
+        count = self.counts[key] - 1
+        if count:
+            self.counts[key] = count
+        else:
+            del self.counts[key]
+
+    def is_draw(self, board: chess.Board, key) -> bool:
+        """Drawn by ``draw_by_rule`` or by repeating a position of the game or the line
+        (``key`` is ``board``'s key; a repetition needs at least 4 reversible plies)."""
+        if draw_by_rule(board):
+            return True
+        return board.halfmove_clock >= 4 and key in self.counts
+
+
+#: How each ending is named (the PGN ``Termination`` header, the board's messages).
+TERMINATION = {
+    chess.Termination.CHECKMATE: "checkmate",
+    chess.Termination.STALEMATE: "stalemate",
+    chess.Termination.INSUFFICIENT_MATERIAL: "insufficient material",
+    chess.Termination.SEVENTYFIVE_MOVES: "seventy-five-move rule",
+    chess.Termination.FIVEFOLD_REPETITION: "fivefold repetition",
+    chess.Termination.FIFTY_MOVES: "fifty-move rule",
+    chess.Termination.THREEFOLD_REPETITION: "threefold repetition",
+}
+#: The Termination of a game stopped at the move cap.
+MOVE_CAP = "move cap"
+
+
+# ---------------------------------------------------------------- adjudication
+
+def adjudicate_draw(board: chess.Board) -> str:
+    """At the move cap: a draw."""
+    return "1/2-1/2"
+
+
+#: Pawn units for ``adjudicate_material``.
+_MATERIAL = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+
+
+def adjudicate_material(board: chess.Board, margin: int = 3) -> str:
+    """At the move cap: a win for the side ahead by ``margin`` pawns or more, else a draw."""
+    diff = sum(v * (len(board.pieces(p, chess.WHITE)) - len(board.pieces(p, chess.BLACK)))
+               for p, v in _MATERIAL.items())
+    return "1-0" if diff >= margin else "0-1" if diff <= -margin else "1/2-1/2"
+
+
+def resign_verdict(scores, resign_cp: float | None, resign_plies: int = 4):
+    """(result, termination) when the last ``resign_plies`` scores (White's view, one per
+    half-move, None where a player reported none) all say one side is at least
+    ``resign_cp`` ahead; else None (also when ``resign_cp`` is None: the rule is off)."""
+    recent = list(scores)[-resign_plies:]
+    if resign_cp is None or len(recent) < resign_plies or None in recent:
+        return None
+    if min(recent) >= resign_cp:
+        return "1-0", f"adjudicated: both engines see White {resign_cp:g}+ cp ahead"
+    if max(recent) <= -resign_cp:
+        return "0-1", f"adjudicated: both engines see Black {resign_cp:g}+ cp ahead"
+    return None
+
+
+RESULTS = ("1-0", "1/2-1/2", "0-1")
+
+
+def result_for(result: str, turn: chess.Color) -> float:
+    """A game's result from the point of view of ``turn``: +1 win, 0 draw, -1 loss
+    (the value a self-play position is trained towards)."""
+    return 2.0 * points(result, turn) - 1.0
+
+
+def points(result: str, color: chess.Color = chess.WHITE) -> float:
+    """What a result is worth to ``color`` in a match table: 1 win, 1/2 draw, 0 loss.
+
+    A game still going ("*") or any other string is refused: it has no points yet."""
+    if result not in RESULTS:
+        raise ValueError(f"a finished game's result is one of {', '.join(RESULTS)}; "
+                         f"got {result!r}")
+    if result == "1/2-1/2":
+        return 0.5
+    return 1.0 if (result == "1-0") == (color == chess.WHITE) else 0.0
+
+
+def result_of(winner: chess.Color | None) -> str:
+    """The result string of a game won by ``winner`` (None: a draw)."""
+    return {chess.WHITE: "1-0", chess.BLACK: "0-1", None: "1/2-1/2"}[winner]
+
+
+def check_max_plies(max_plies, least: int = 1) -> None:
+    """One clear line for a move cap that is not a whole number of at least ``least``."""
+    if isinstance(max_plies, bool) or not isinstance(max_plies, int) or max_plies < least:
+        raise ValueError(f"max_plies (the half-moves after which a game is adjudicated) "
+                         f"must be a whole number of at least {least}, got {max_plies!r}")
