@@ -18,7 +18,7 @@ from pathlib import Path
 import chess
 
 from chesslab.evaluators.registry import load_evaluator
-from chesslab.search.alphabeta import search
+from chesslab.search.searcher import search
 
 HERE = Path(__file__).resolve().parent
 

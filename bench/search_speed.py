@@ -34,7 +34,7 @@ import numpy as np
 
 from chesslab.evaluators.registry import Evaluator, load_evaluator
 from chesslab.matches.players import make_player
-from chesslab.search.alphabeta import search
+from chesslab.search.searcher import search
 
 HERE = Path(__file__).resolve().parent
 
@@ -179,7 +179,7 @@ def bench_ablation(args):
     """The suite with each switch of the full search flipped in turn (off, or on for
     razoring, which is off by default). keep_tt and keep_history act between the moves
     of a game, and a time or node budget always deepens iteratively: not listed."""
-    from chesslab.search.alphabeta import SWITCHES, Searcher
+    from chesslab.search.searcher import SWITCHES, Searcher
 
     items = read_epd(args.file)[:args.limit]
     evaluator = load_evaluator(args.evaluator)

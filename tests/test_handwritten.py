@@ -6,7 +6,7 @@ import chess
 import pytest
 
 from chesslab.evaluators.handwritten import MaterialEvaluator, PSTEvaluator, material_balance
-from chesslab.search.alphabeta import search
+from chesslab.search.searcher import search
 
 
 def test_material_uses_the_chapter_values():

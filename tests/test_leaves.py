@@ -11,7 +11,7 @@ from chesslab.datasets import records as games
 from chesslab.cli import main
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.training.leaves import LeafRecorder, search_leaves, with_leaves
-from chesslab.search.alphabeta import search
+from chesslab.search.searcher import search
 from chesslab.training.pipeline import TrainConfig, train_net
 from needs_stockfish import needs_stockfish
 

@@ -9,7 +9,7 @@ import pytest
 from chesslab.board.encoding import piece_square_indices
 from chesslab.nn import linear_pst_net, nnue_net
 from chesslab.evaluators.nnue import LinearPSTEvaluator, NNUEEvaluator, move_changes
-from chesslab.search.alphabeta import search
+from chesslab.search.searcher import search
 
 # Positions where the special moves are legal: castling both ways for both sides,
 # en passant, promotions with and without capture (and under-promotion).

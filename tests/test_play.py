@@ -320,11 +320,6 @@ def test_the_default_ai_falls_back_when_no_cnn_is_trained(monkeypatch, tmp_path)
     assert spec == play.FALLBACK_AI and "cnn.json" in note and play.THESIS_AI in note
 
 
-def test_format_score_in_pawns():
-    assert play.format_score(35) == "+0.35" and play.format_score(-120.0) == "-1.20"
-    assert play.format_score(float("inf")) == "+mate" and play.format_score(None) == "?"
-
-
 def test_controller_wrong_inputs_are_named_errors():
     game = GameController()
     with pytest.raises(TypeError, match="play\\(\\) takes a chess.Move.*not int 12"):

@@ -4,11 +4,9 @@ import math
 import chess
 import pytest
 
-from chesslab.widgets import controller as play
 from chesslab.board import scores
 from chesslab.evaluators.registry import load_evaluator
-from chesslab.figures.search import _format_value
-from chesslab.search.alphabeta import search
+from chesslab.search.searcher import search
 
 FOOLS_MATE = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"      # Ra8#
@@ -28,10 +26,21 @@ def test_a_search_scores_a_mate_by_its_distance_and_display_reads_both():
     assert scores.mate_in(-(scores.MATE - 4)) == -2
     for cp in (result.score, math.inf, -math.inf, scores.result_score("0-1")):
         assert scores.is_mate_score(cp)
-        assert play.format_score(cp) == ("+mate" if cp > 0 else "-mate")
+    assert [scores.format_score(cp) for cp in (math.inf, -math.inf)] == ["+M", "-M"]
+    assert scores.format_score(scores.result_score("0-1")) == "-M0"
     assert scores.mate_in(math.inf) is None and scores.mate_in(900) is None
     assert not scores.is_mate_score(None) and not scores.is_mate_score(scores.MATE_THRESHOLD - 1)
-    assert _format_value(result.score) == "+M1" and _format_value(-(scores.MATE - 4)) == "-M2"
+    assert scores.format_score(result.score) == "+M1"
+    assert scores.format_score(-(scores.MATE - 4), unit="cp") == "-M2"
+    assert result.describe().split("  ")[1] == "score +M1"
+
+
+def test_a_score_is_written_one_way_in_pawns_or_centipawns():
+    assert scores.format_score(35) == "+0.35" and scores.format_score(-120.0) == "-1.20"
+    assert scores.format_score(35, unit="cp") == "+35" and scores.format_score(-0.2, unit="cp") == "+0"
+    assert scores.format_score(0.2, unit="cp") == "+0" and scores.format_score(None) == "?"
+    with pytest.raises(ValueError, match="unit"):
+        scores.format_score(35, unit="pawn")
 
 
 @pytest.mark.parametrize("result, cp", [("1-0", scores.MATE), ("0-1", -scores.MATE),

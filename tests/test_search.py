@@ -8,7 +8,7 @@ import pytest
 from chesslab.evaluators.registry import Evaluator, MaterialEvaluator, PSTEvaluator
 from chesslab.matches.players import make_player
 from chesslab.board.scores import MATE
-from chesslab.search.alphabeta import SWITCHES, Searcher, search
+from chesslab.search.searcher import SWITCHES, Searcher, search
 
 MATERIAL, PST = MaterialEvaluator(), PSTEvaluator()
 MIDDLEGAMES = [

@@ -4,7 +4,7 @@ import pytest
 
 from chesslab.evaluators.registry import MaterialEvaluator
 from chesslab.board.scores import MATE
-from chesslab.search.alphabeta import search
+from chesslab.search.searcher import search
 from chesslab.search.tree import GameTree
 
 MATERIAL = MaterialEvaluator()

@@ -11,7 +11,10 @@ written by one convention, depending on how much is known about it:
   scores higher; the search turns an evaluator's ``+-inf`` into that number;
 * a **finished game** scores ``+-MATE`` (mated now, ``result_score``);
 * **showing** a score: ``is_mate_score`` is true for all of these (anything at or beyond
-  ``MATE_THRESHOLD``, infinity included) and ``mate_in`` gives the moves to mate.
+  ``MATE_THRESHOLD``, infinity included), ``mate_in`` gives the moves to mate, and
+  ``format_score`` writes any score the one way chesslab shows it: ``+0.35`` (pawns) or
+  ``+35`` (centipawns), ``+M2`` for "White mates in 2", ``-M1`` for "Black mates in 1",
+  ``+M`` for a mate whose distance is unknown (an evaluator's ``+inf``).
 
 Training labels use a smaller scale on purpose, ``LABEL_MATE_CP``: Stockfish's "mate in
 n moves" is stored as ``+-(LABEL_MATE_CP - n)`` and every label is clipped to
@@ -54,6 +57,20 @@ def mate_in(cp) -> int | None:
         return None
     plies = MATE - abs(cp)
     return int(math.copysign((plies + 1) // 2, cp))
+
+
+def format_score(cp, unit: str = "pawns") -> str:
+    """A White's-view score as text: ``+0.35`` (``unit="pawns"``) or ``+35``
+    (``unit="cp"``); a mate as ``+M2`` / ``-M1`` (``+M`` / ``-M`` when its distance is
+    unknown); ``?`` for no score."""
+    if unit not in ("pawns", "cp"):
+        raise ValueError(f"unit is 'pawns' or 'cp', got {unit!r}")
+    if cp is None:
+        return "?"
+    if is_mate_score(cp):
+        moves = mate_in(cp)
+        return f"{'+' if cp > 0 else '-'}M{'' if moves is None else abs(moves)}"
+    return f"{cp / 100 + 0.0:+.2f}" if unit == "pawns" else f"{int(round(cp)):+d}"
 
 
 def result_score(result: str) -> float:

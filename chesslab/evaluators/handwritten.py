@@ -172,7 +172,7 @@ class PSTEvaluator(Evaluator):
     already say where pieces belong, and the search sees checks for itself.
 
     Inside a search the evaluator is updated on each move (``incremental``, the hooks
-    of ``chesslab.search.alphabeta``): ``push`` adds the few table entries a move changes to the
+    of ``chesslab.search.searcher``): ``push`` adds the few table entries a move changes to the
     running sum, so a leaf costs a lookup instead of a loop over every piece.
     ``evaluate_incremental`` returns exactly what ``evaluate`` returns.
     """

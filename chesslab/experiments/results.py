@@ -45,7 +45,7 @@ from chesslab.base.parallel import parallel_map, resumable_map
 from chesslab.matches.players import is_available, make_player, model_file
 from chesslab.evaluators.policy_value import load_policy_value
 from chesslab.training.recipe import RECIPE_STEPS
-from chesslab.search.alphabeta import search
+from chesslab.search.searcher import search
 from chesslab.matches.tournament import round_robin
 from chesslab.training.pipeline import SHIPPED, evaluator_for, load, split, train_net
 

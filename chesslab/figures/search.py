@@ -9,17 +9,8 @@ import numpy as np
 
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.figures.board import draw_board
-from chesslab.board.scores import is_mate_score, mate_in
+from chesslab.board.scores import format_score
 from chesslab.search.tree import GameTree
-
-
-def _format_value(value):
-    """A node's value for the drawing: centipawns, or mate in N moves (+M2 / -M1)."""
-    if value is None:
-        return "?"
-    if is_mate_score(value):
-        return f"{'+' if value > 0 else '-'}M{abs(mate_in(value))}"
-    return f"{value:+.0f}"
 
 
 def draw_fragment(tree: GameTree, levels: int = 2, width: int = 3, ax=None,
@@ -53,7 +44,7 @@ def draw_fragment(tree: GameTree, levels: int = 2, width: int = 3, ax=None,
         cx, cy = (left + right) / 2, -level * gap
         draw_board(ax, node.board, cx - board_size / 2, cy, board_size, points_per_unit,
                    alpha=1.0 if node.visited else 0.25)
-        label = _format_value(node.value) if node.visited else "pruned"
+        label = format_score(node.value, unit="cp") if node.visited else "pruned"
         ax.text(cx, cy - 0.08, label, ha="center", va="top",
                 fontsize=9, fontweight="bold" if on_path else "normal",
                 color="#c0392b" if on_path else ("black" if node.visited else "#999999"))

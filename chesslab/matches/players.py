@@ -37,7 +37,7 @@ from chesslab.evaluators.registry import is_available as evaluator_available
 from chesslab.board.game import Player
 from chesslab.board.rules import outcome
 from chesslab.search.mcts import DEFAULT_MODEL, mcts_player
-from chesslab.search.alphabeta import Searcher
+from chesslab.search.searcher import Searcher
 from chesslab.base.stockfish import find_stockfish, quit_engine, start_engine
 
 __all__ = ["Player", "RandomPlayer", "SearchPlayer", "StockfishPlayer", "EngineStopped",

@@ -2,7 +2,7 @@
 
 Alpha-beta visits about the square root of minimax's positions when the best move of
 every node comes first, and as many as minimax when it comes last. The full search
-(``chesslab.search.alphabeta``) tries moves in this order:
+(``chesslab.search.searcher``) tries moves in this order:
 
 1. the hash move: the best move found for this position before (transposition table);
 2. captures, most valuable victim first and then least valuable attacker (MVV-LVA);

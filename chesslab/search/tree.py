@@ -9,7 +9,7 @@ the tree is regenerated (the thesis's three-step cycle). Counters say how much w
 reused.
 
 Values are centipawns from White's point of view (White maximises, Black minimises).
-The rules at the nodes are those of ``chesslab.search.alphabeta`` (a mate found ``ply`` plies
+The rules at the nodes are those of ``chesslab.search.searcher`` (a mate found ``ply`` plies
 down scores ``MATE - ply``; 50-move rule and insufficient material are draws), so
 ``search(..., algorithm="minimax")`` gives the same answer without keeping a tree.
 """

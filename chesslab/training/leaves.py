@@ -19,7 +19,7 @@ from chesslab.datasets.positions import Dataset, position_key, split_by_game
 from chesslab.evaluators.registry import load_evaluator, model_path
 from chesslab.base.files import file_tag
 from chesslab.datasets.labels import label_fens
-from chesslab.search.alphabeta import search
+from chesslab.search.searcher import search
 
 
 class LeafRecorder:

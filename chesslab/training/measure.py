@@ -17,7 +17,7 @@ import chess
 import numpy as np
 
 from chesslab.datasets.positions import Dataset
-from chesslab.search.alphabeta import search
+from chesslab.search.searcher import search
 
 #: Labels and predictions are clipped to +-CLIP_CP before the MAE and the correlation.
 CLIP_CP = 1000

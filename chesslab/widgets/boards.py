@@ -22,10 +22,10 @@ import ipywidgets as widgets
 
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.widgets.controller import (HUMAN, PROMOTION_PIECES, STOCKFISH_SECONDS, GameController,
-                           default_ai, draw_sides, format_score, stockfish_spec)
+                           default_ai, draw_sides, stockfish_spec)
 from chesslab.widgets.controls import (SideSelector, StockfishLevel, engine_names,
                                     explanation_html, split_spec, white_share)
-from chesslab.board.scores import result_score
+from chesslab.board.scores import format_score, result_score
 from chesslab.base.stockfish import find_stockfish
 
 SQUARE_PX = 46

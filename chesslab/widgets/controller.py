@@ -23,7 +23,7 @@ import chess.svg
 from chesslab.board.encoding import as_board
 from chesslab.board.rules import TERMINATION, outcome
 from chesslab.matches.players import is_available, make_player, model_file
-from chesslab.board.scores import is_mate_score
+from chesslab.board.scores import format_score
 
 #: A side played by clicks on the board.
 HUMAN = "human"
@@ -230,15 +230,6 @@ class Decision:
                                           color=color + ("cc" if i < 2 else "66")))
         return chess.svg.board(chess.Board(self.fen), orientation=orientation,
                                arrows=arrows, size=size)
-
-
-def format_score(cp) -> str:
-    """Centipawns (White's view) as pawns, '+0.35'; mates as 'mate'."""
-    if cp is None:
-        return "?"
-    if is_mate_score(cp):
-        return "+mate" if cp > 0 else "-mate"
-    return f"{cp / 100:+.2f}"
 
 
 class GameController:

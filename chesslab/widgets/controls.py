@@ -15,7 +15,8 @@ import chess
 import ipywidgets as widgets
 
 from chesslab.evaluators.registry import EVALUATORS, is_available
-from chesslab.widgets.controller import HUMAN, STOCKFISH_SECONDS, STOCKFISH_SKILL, format_score, stockfish_spec
+from chesslab.board.scores import format_score
+from chesslab.widgets.controller import HUMAN, STOCKFISH_SECONDS, STOCKFISH_SKILL, stockfish_spec
 from chesslab.base.stockfish import find_stockfish
 
 

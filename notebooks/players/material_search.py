@@ -3,7 +3,7 @@ captures through to the end (quiescence), nothing else."""
 import chess
 
 from chesslab.evaluators.registry import load_evaluator
-from chesslab.search.alphabeta import search
+from chesslab.search.searcher import search
 
 NAME = "material search"
 MATERIAL = load_evaluator("material")

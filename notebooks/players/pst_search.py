@@ -3,7 +3,7 @@ pieces belong."""
 import chess
 
 from chesslab.evaluators.registry import load_evaluator
-from chesslab.search.alphabeta import search
+from chesslab.search.searcher import search
 
 NAME = "pst search"
 PST = load_evaluator("pst")

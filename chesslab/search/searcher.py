@@ -32,54 +32,17 @@ and insufficient material score as draws (0): ``chesslab.board.rules.Repetitions
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-
 import chess
 
 from chesslab.search.clock import Clock, OutOfTime, check_limits
-from chesslab.evaluators.registry import load_evaluator
 from chesslab.board.rules import Repetitions
 from chesslab.search.ordering import MoveOrderer
-from chesslab.board.scores import MATE, MATE_THRESHOLD, mate_in, mate_value, white_to_side
+from chesslab.board.scores import MATE, MATE_THRESHOLD, mate_value, white_to_side
+from chesslab.search.result import SearchResult
 from chesslab.search.transposition import TranspositionTable
 
 ALGORITHMS = ("minimax", "alphabeta", "full")
 _MAX_PLY = 64
-
-
-@dataclass
-class SearchResult:
-    """What a search found. Scores are centipawns from White's point of view."""
-
-    move: chess.Move | None
-    score: float
-    depth: int
-    nodes: int
-    pv: list
-    #: (move, score) best first; only moves whose score is exact (all of them for
-    #: minimax, the best few for alpha-beta: the others were only proved worse).
-    root_moves: list = field(default_factory=list)
-    seconds: float = 0.0
-    algorithm: str = "full"
-
-    @property
-    def nps(self) -> float:
-        return self.nodes / self.seconds if self.seconds > 0 else 0.0
-
-    @property
-    def mate_in(self) -> int | None:
-        """Moves to mate (positive: White mates, negative: Black mates), else None."""
-        return mate_in(self.score)
-
-    def describe(self, board: chess.Board | None = None) -> str:
-        score = (f"mate {self.mate_in}" if self.mate_in is not None
-                 else f"{self.score:+.0f} cp")
-        pv = " ".join(m.uci() for m in self.pv)
-        if board is not None and self.pv:
-            pv = board.variation_san(self.pv)
-        move = self.move.uci() if self.move else "(none)"
-        return (f"bestmove {move}  score {score}  depth {self.depth}  nodes {self.nodes}"
-                f"  nps {self.nps:.0f}  pv {pv}")
 
 
 #: The full search's switches: keyword arguments of ``Searcher`` and ``search``, each on
@@ -510,6 +473,9 @@ def search(board: chess.Board, evaluator, depth: int | None = None,
     make exact).
     """
     if isinstance(evaluator, str):
+        # A name is looked up here, not at import: the searcher itself needs only an
+        # object with evaluate(board), so importing it loads no model or data code.
+        from chesslab.evaluators.registry import load_evaluator
         evaluator = load_evaluator(evaluator)
     if not isinstance(board, chess.Board):
         raise TypeError(f"search needs a chess.Board, got {type(board).__name__}")
