@@ -32,7 +32,8 @@ from pathlib import Path
 import chess
 import numpy as np
 
-from chesslab.evaluators.registry import Evaluator, load_evaluator
+from chesslab.evaluators.base import Evaluator
+from chesslab.evaluators.registry import load_evaluator
 from chesslab.matches.players import make_player
 from chesslab.search.searcher import search
 

@@ -4,7 +4,7 @@ import random
 import pytest
 
 from chesslab.datasets.positions import make_dataset, random_board
-from chesslab.evaluators.handwritten import material_balance
+from chesslab.board.scores import material_balance
 
 
 def _material_dataset(n=400, seed=3):

@@ -5,8 +5,8 @@ import pytest
 
 from chesslab.evaluators import registry as evaluation
 from chesslab.base import files
-from chesslab.evaluators.registry import (EVALUATORS, KINDS, Evaluator, available_evaluators,
-                                 is_available, load_evaluator, register_evaluator)
+from chesslab.evaluators.registry import EVALUATORS, KINDS, available_evaluators, is_available, load_evaluator, register_evaluator
+from chesslab.evaluators.base import Evaluator
 from chesslab.evaluators.handwritten import MaterialEvaluator
 from chesslab.evaluators.neural import ENCODINGS
 

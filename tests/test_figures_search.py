@@ -5,13 +5,8 @@ from types import SimpleNamespace
 
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.figures import search as fs
-from chesslab.board.scores import MATE
+from chesslab.board.scores import format_score
 from chesslab.search.tree import GameTree
-
-
-def test_values_are_centipawns_or_mate_in_moves():
-    assert [fs._format_value(v) for v in (None, 35, -120)] == ["?", "+35", "-120"]
-    assert fs._format_value(MATE - 1) == "+M1" and fs._format_value(-(MATE - 4)) == "-M2"
 
 
 def test_fragment_draws_the_minimax_value_and_the_chosen_move():
@@ -19,7 +14,7 @@ def test_fragment_draws_the_minimax_value_and_the_chosen_move():
     ax = fs.draw_fragment(tree, levels=1, width=2)
     assert tree.root.value is not None                    # minimax was run for the drawing
     texts = [t.get_text() for t in ax.texts]
-    assert texts.count(fs._format_value(tree.root.value)) >= 1
+    assert texts.count(format_score(tree.root.value, unit="cp")) >= 1
     best = next(c for c in tree.root.children if c.value == tree.root.value)
     assert best.san in texts                              # best first, on its edge
     assert len(ax.lines) == 2

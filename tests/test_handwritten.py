@@ -5,7 +5,8 @@ import random
 import chess
 import pytest
 
-from chesslab.evaluators.handwritten import MaterialEvaluator, PSTEvaluator, material_balance
+from chesslab.evaluators.handwritten import MaterialEvaluator, PSTEvaluator
+from chesslab.board.scores import material_balance
 from chesslab.search.searcher import search
 
 

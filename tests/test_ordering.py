@@ -4,7 +4,7 @@ import random
 import chess
 import pytest
 
-from chesslab.evaluators.registry import PIECE_VALUES
+from chesslab.board.scores import PIECE_VALUES
 from chesslab.search.ordering import MoveOrderer, see
 
 

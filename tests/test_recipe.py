@@ -7,7 +7,7 @@ import pytest
 
 from chesslab.training import recipe
 from chesslab.datasets.positions import random_board
-from chesslab.evaluators.handwritten import material_balance
+from chesslab.board.scores import material_balance
 from chesslab.evaluators.neural import NetworkEvaluator
 from chesslab.nn import ANN
 from material_data import tiny  # noqa: F401  (a fixture)

@@ -8,7 +8,7 @@ import pytest
 
 from chesslab.datasets import positions as data
 from chesslab.__main__ import main
-from chesslab.evaluators.registry import material_balance
+from chesslab.board.scores import material_balance
 
 
 def _dataset_file(path, n=200, seed=3):

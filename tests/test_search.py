@@ -5,7 +5,8 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.evaluators.registry import Evaluator, MaterialEvaluator, PSTEvaluator
+from chesslab.evaluators.base import Evaluator
+from chesslab.evaluators.handwritten import MaterialEvaluator, PSTEvaluator
 from chesslab.matches.players import make_player
 from chesslab.board.scores import MATE
 from chesslab.search.searcher import SWITCHES, Searcher, search

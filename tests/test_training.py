@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from chesslab.training import pipeline as training
-from chesslab.evaluators.registry import NetworkEvaluator, cp_to_target
+from chesslab.evaluators.neural import NetworkEvaluator, cp_to_target
 from chesslab.nn import ANN
 from material_data import tiny  # noqa: F401  (a fixture)
 

@@ -2,7 +2,7 @@
 import chess
 import pytest
 
-from chesslab.evaluators.registry import MaterialEvaluator
+from chesslab.evaluators.handwritten import MaterialEvaluator
 from chesslab.board.scores import MATE
 from chesslab.search.searcher import search
 from chesslab.search.tree import GameTree

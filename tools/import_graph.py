@@ -1,6 +1,9 @@
-"""The package's import graph: module-level and function-local imports, cycles, sizes.
+"""The package's import graph: module-level and function-local imports, layers, cycles.
 
-    python tools/import_graph.py          # a table per module, then the cycles
+    python tools/import_graph.py          # a table per module, upward imports, cycles
+
+The layers are the folders of ``chesslab/``, bottom to top (``LAYERS``); a module may
+import its own layer and the ones below it. tests/test_layers.py asserts that.
 """
 import ast
 import pathlib
@@ -27,12 +30,27 @@ def imported(node, here: str, is_package: bool) -> list[str]:
         mod = node.module or ""
     if not mod.startswith("chesslab"):
         return []
-    if node.module is None or node.level == 0 and False:
-        pass
     return [f"{mod}.{a.name}" if f"{mod}.{a.name}" in MODULES else mod for a in node.names]
 
 
 MODULES = {module_name(p) for p in ROOT.rglob("*.py")}
+
+#: chesslab's layers, bottom to top: each may import itself and what is below it.
+#: ``chesslab`` (the public face, loaded lazily) and ``__main__`` sit on top.
+LAYERS = ("base", "board", "nn", "datasets", "evaluators", "search", "matches", "training",
+          "experiments", "widgets", "course", "figures", "cli", "__main__", "")
+
+
+def layer(module: str) -> int:
+    """The rank of ``module``'s layer in ``LAYERS`` (the face ``chesslab`` is the top)."""
+    parts = module.split(".")
+    return LAYERS.index(parts[1] if len(parts) > 1 else "")
+
+
+def upward(edges) -> list[tuple[str, str]]:
+    """Every import of a higher layer: (importer, imported)."""
+    return sorted((a, b) for a, targets in edges.items() for b in targets
+                  if layer(b) > layer(a))
 
 
 def graph():
@@ -99,6 +117,7 @@ def main():
         short = lambda s: sorted(x.removeprefix("chesslab.") for x in s)
         print(f"{m:28s} {lines:5d}  {', '.join(short(edges[m]))} | "
               f"{', '.join(short(set(local[m])))}")
+    print(f"\nupward imports: {upward(both) or 'none'}")
     total = sum(len(v) for v in local.values())
     print(f"\nfunction-local imports of chesslab modules: {total}")
     print(f"cycles (module level): {cycles(edges) or 'none'}")

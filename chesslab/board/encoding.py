@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: The thesis's number for each piece type (white positive, black negative): a code for
-#: the network's input, not a value (``chesslab.evaluators.registry.PIECE_VALUES`` are centipawns).
+#: the network's input, not a value (``chesslab.board.scores.PIECE_VALUES`` are centipawns).
 THESIS_CODES = {chess.KING: 7, chess.QUEEN: 5, chess.BISHOP: 4,
                 chess.KNIGHT: 3, chess.ROOK: 2, chess.PAWN: 1}
 #: The thesis's string for each piece type, prefixed with "w" or "b".

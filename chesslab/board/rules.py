@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import chess
 
+from chesslab.board.scores import PIECE_VALUES, material_balance
+
 __all__ = ["outcome", "draw_by_rule", "Repetitions", "TERMINATION", "MOVE_CAP",
            "adjudicate_draw", "adjudicate_material", "resign_verdict", "result_for", "points", "result_of", "RESULTS",
            "check_max_plies"]
@@ -122,14 +124,9 @@ def adjudicate_draw(board: chess.Board) -> str:
     return "1/2-1/2"
 
 
-#: Pawn units for ``adjudicate_material``.
-_MATERIAL = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
-
-
 def adjudicate_material(board: chess.Board, margin: int = 3) -> str:
     """At the move cap: a win for the side ahead by ``margin`` pawns or more, else a draw."""
-    diff = sum(v * (len(board.pieces(p, chess.WHITE)) - len(board.pieces(p, chess.BLACK)))
-               for p, v in _MATERIAL.items())
+    diff = material_balance(board) / PIECE_VALUES[chess.PAWN]
     return "1-0" if diff >= margin else "0-1" if diff <= -margin else "1/2-1/2"
 
 

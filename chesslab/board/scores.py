@@ -37,6 +37,23 @@ MATE_THRESHOLD = MATE - 1000
 LABEL_MATE_CP = 10_000
 
 
+#: Centipawns of each piece: the Naive Bayes chapter's values (the king is never captured).
+#: Evaluators, move ordering and adjudication all count material with these.
+PIECE_VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300,
+                chess.ROOK: 500, chess.QUEEN: 900, chess.KING: 0}
+
+def material_balance(board: chess.Board) -> int:
+    """White's material minus Black's, in centipawns (``PIECE_VALUES``)."""
+    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+    total = 0
+    for piece_type in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+        mask = board.pieces_mask(piece_type, chess.WHITE) | board.pieces_mask(piece_type,
+                                                                              chess.BLACK)
+        total += PIECE_VALUES[piece_type] * (chess.popcount(mask & white)
+                                             - chess.popcount(mask & black))
+    return total
+
+
 def checkmate_score(board: chess.Board) -> float | None:
     """+-inf (White's view) if the side to move is checkmated, else None: what an
     evaluator returns for a mate. Legal moves are generated only when in check."""

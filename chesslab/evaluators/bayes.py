@@ -32,7 +32,7 @@ from chesslab.board.encoding import as_board
 from chesslab.evaluators.features import FEATURE_NAMES, StandardScaler, features_batch
 from chesslab.base.files import MODELS_DIR, read_json, write_json_atomic
 from chesslab.datasets.records import DEFAULT_GAMES, read_games, sample_plies
-from chesslab.evaluators.handwritten import Evaluator
+from chesslab.evaluators.base import Evaluator
 from chesslab.board.scores import checkmate_score
 
 #: Class labels, in the column order of every probability array: White wins, draw,

@@ -31,7 +31,8 @@ import chess
 import numpy as np
 
 from chesslab.board.encoding import as_board
-from chesslab.evaluators.handwritten import PIECE_VALUES, PST
+from chesslab.board.scores import PIECE_VALUES
+from chesslab.evaluators.handwritten import PST
 
 FEATURE_NAMES = (
     "material", "piece_square", "mobility",

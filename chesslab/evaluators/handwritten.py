@@ -1,62 +1,19 @@
-"""The Evaluator base class, and the hand-written evaluations: material and piece-square
-tables.
+"""The hand-written evaluations: material, and piece-square tables.
 
-An evaluator gives a number for a position, in centipawns from White's point of view
-(``chesslab.board.scores``: a checkmate is +-inf). Every evaluator has a ``name``,
-``evaluate(board) -> float`` and ``evaluate_batch(boards) -> np.ndarray``. Hand-written
-ones score one board at a time; learned ones (neural nets, Naive Bayes) score a whole
-batch with one forward pass and say so with ``prefers_batches = True``: scoring a dataset
-uses it. (The search can also collect leaves into batches, ``search(..., batch=True)``; in
-a game tree that was measured slower, so it is off by default.)
-
-``chesslab.evaluators.registry.load_evaluator(name)`` finds every evaluator by name.
+Both follow ``chesslab.evaluators.base.Evaluator``; the piece values are the board
+layer's (``chesslab.board.scores.PIECE_VALUES``), shared with adjudication and move
+ordering.
 """
 from __future__ import annotations
 
 import chess
 import numpy as np
 
-from chesslab.board.scores import checkmate_score
+from chesslab.board.scores import PIECE_VALUES, checkmate_score, material_balance
+from chesslab.evaluators.base import Evaluator, need_board
 
-#: The Naive Bayes chapter's piece values (the king is never captured).
-PIECE_VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300,
-                chess.ROOK: 500, chess.QUEEN: 900, chess.KING: 0}
 #: The chapter's bonus for giving check ("a very strong move").
 CHECK_BONUS = 10
-
-
-class Evaluator:
-    """Base class: subclasses define ``evaluate``; batches default to a loop."""
-
-    name = "evaluator"
-    prefers_batches = False
-
-    def evaluate(self, board: chess.Board) -> float:
-        raise NotImplementedError
-
-    def evaluate_batch(self, boards) -> np.ndarray:
-        return np.array([self.evaluate(b) for b in boards], dtype=float)
-
-    def __repr__(self):
-        return f"<{type(self).__name__} {self.name!r}>"
-
-
-def material_balance(board: chess.Board) -> int:
-    """White's material minus Black's, with the chapter's values."""
-    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
-    total = 0
-    for piece_type in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
-        mask = board.pieces_mask(piece_type, chess.WHITE) | board.pieces_mask(piece_type,
-                                                                              chess.BLACK)
-        total += PIECE_VALUES[piece_type] * (chess.popcount(mask & white)
-                                             - chess.popcount(mask & black))
-    return total
-
-
-def need_board(board, who: str) -> None:
-    """One clear line instead of an AttributeError deep inside python-chess."""
-    if not isinstance(board, chess.Board):
-        raise TypeError(f"{who}.evaluate() needs a chess.Board, got {type(board).__name__}")
 
 
 class MaterialEvaluator(Evaluator):

@@ -17,7 +17,7 @@ import numpy as np
 from chesslab.board.encoding import (piece_square_indices_batch, piece_square_onehot,
                                planes14_batch, thesis_vectors)
 from chesslab.base.files import read_json
-from chesslab.evaluators.handwritten import Evaluator, need_board
+from chesslab.evaluators.base import Evaluator, need_board
 from chesslab.nn import Sigmoid, model_from_doc, mse, sigmoid_mse
 
 # A network answers in "target units", not centipawns. Four scalings:

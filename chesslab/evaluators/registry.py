@@ -31,20 +31,15 @@ from typing import Callable
 
 from chesslab.evaluators.bayes import BayesEvaluator
 from chesslab.base.files import MODELS_DIR, load_cached
-from chesslab.evaluators.handwritten import (PIECE_VALUES, PST, Evaluator, MaterialEvaluator, PSTEvaluator,
-                                  material_balance)
-from chesslab.evaluators.neural import (NetworkEvaluator, cp_to_target, encode_boards, side_to_move_view,
-                               target_to_cp)
+from chesslab.evaluators.base import Evaluator
+from chesslab.evaluators.handwritten import MaterialEvaluator, PSTEvaluator
+from chesslab.evaluators.neural import NetworkEvaluator
 from chesslab.nn import (ANN, conv_net, linear_pst_net, nnue_net, residual_net, thesis_ann,
                          thesis_cnn)
 from chesslab.evaluators.nnue import LinearPSTEvaluator, NNUEEvaluator
 
 __all__ = ["EVALUATORS", "KINDS", "EvaluatorInfo", "load_evaluator", "register_evaluator",
-           "available_evaluators", "is_available", "model_path",
-           # the common evaluator names, from the modules that define them
-           "Evaluator", "MaterialEvaluator", "PSTEvaluator", "NetworkEvaluator", "PIECE_VALUES",
-           "PST", "material_balance", "cp_to_target", "target_to_cp", "encode_boards",
-           "side_to_move_view"]
+           "available_evaluators", "is_available", "model_path"]
 
 KINDS = ("hand-written", "learned", "bayes")
 

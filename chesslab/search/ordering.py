@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import chess
 
-from chesslab.evaluators.registry import PIECE_VALUES
+from chesslab.board.scores import PIECE_VALUES
 
 #: Centipawns of each piece for exchanges; the king only ever recaptures last.
 VALUES = {**PIECE_VALUES, chess.KING: 2000}
@@ -177,7 +177,7 @@ class MoveOrderer:
         keyed = []
         for move in board.generate_legal_captures():
             victim = VALUES[board.piece_type_at(move.to_square) or chess.PAWN]
-            gain = victim + (VALUES[move.promotion] - 100 if move.promotion else 0)
+            gain = victim + (VALUES[move.promotion] - VALUES[chess.PAWN] if move.promotion else 0)
             if gain + 200 < margin:
                 continue  # delta pruning: even winning the piece cannot reach alpha
             attacker = VALUES[board.piece_type_at(move.from_square)]
@@ -192,6 +192,6 @@ class MoveOrderer:
         if board.pawns & board.occupied_co[board.turn] & seventh:
             for move in board.generate_legal_moves(board.pawns & seventh, PROMOTION_RANKS):
                 if move.promotion == chess.QUEEN and not board.is_capture(move):
-                    keyed.append((8 * 800, move))
+                    keyed.append((8 * (VALUES[chess.QUEEN] - VALUES[chess.PAWN]), move))
         keyed.sort(key=lambda item: -item[0])
         return [move for _, move in keyed]

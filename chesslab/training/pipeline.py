@@ -17,7 +17,7 @@ improving (reduce-LR-on-plateau), and training stops early after ``patience`` ep
 without improvement; the weights of the best epoch are the ones kept.
 
 Targets: Stockfish centipawns are squashed to ``tanh(cp / 400)`` (see
-``chesslab.evaluators.registry.cp_to_target``) and predictions are mapped back to centipawns.
+``chesslab.evaluators.neural.cp_to_target``) and predictions are mapped back to centipawns.
 
 The recipe that makes a network beat the hand-written evaluation (notebook 05 shows
 what each step buys), one ``TrainConfig`` switch each:

@@ -12,7 +12,7 @@ import chess
 import numpy as np
 
 from chesslab.datasets.positions import Dataset
-from chesslab.evaluators.handwritten import material_balance
+from chesslab.board.scores import material_balance
 from chesslab.evaluators.neural import side_to_move_view, turn_signs
 
 #: The recipe (see the module docstring), every switch on: the shipped models' settings,
