@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from chesslab.evaluators import bayes
+from chesslab.training import naive_bayes as nb_training
+from chesslab.experiments import naive_bayes as nb_results
 from chesslab.evaluators.bayes import CLASSES, BayesEvaluator, GaussianNB, load_bayes, save_bayes
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.evaluators.features import FEATURE_NAMES, features_batch
@@ -80,7 +82,7 @@ def synthetic_evaluator(seed=0):
     X = rng.normal(0, 1, (300, len(FEATURE_NAMES)))
     y = np.array(CLASSES * 100)
     X[:, 0] = np.select([y == "1-0", y == "0-1"], [600, -600], 0) + rng.normal(0, 200, 300)
-    nb, scaler = bayes.train(X, y)
+    nb, scaler = nb_training.train(X, y)
     return BayesEvaluator(nb, scaler)
 
 
@@ -200,7 +202,7 @@ SCHOLAR = """[Result "1-0"]
 def test_sampled_positions_follow_the_chapters_rule():
     stream = io.StringIO(SCHOLAR)
     games = [chess.pgn.read_game(stream) for _ in range(3)]
-    boards, labels, game_ids, plies = bayes.sampled_positions(games)
+    boards, labels, game_ids, plies = nb_training.sampled_positions(games)
     # 7 plies: 6 (the last quarter, even) and 7 (the end); the unfinished game is
     # skipped; 16 plies: 6, 12 (first 75%), 14, 16.
     assert plies.tolist() == sample_plies(7) + sample_plies(16) == [6, 7, 6, 12, 14, 16]
@@ -211,14 +213,14 @@ def test_sampled_positions_follow_the_chapters_rule():
 
 def test_split_by_game_and_measures():
     game_ids = np.repeat(np.arange(20), 5)
-    train_rows, test_rows = bayes.train_test_rows(game_ids, 0.25, seed=3)
+    train_rows, test_rows = nb_training.train_test_rows(game_ids, 0.25, seed=3)
     assert not set(game_ids[train_rows]) & set(game_ids[test_rows])
     assert len(test_rows) == 25
-    assert bayes.label_accuracy(["1-0", "0-1"], ["1-0", "1-0"]) == 0.5
+    assert nb_results.label_accuracy(["1-0", "0-1"], ["1-0", "1-0"]) == 0.5
     proba = np.array([[0.5, 0.25, 0.25], [0.1, 0.1, 0.8]])
-    assert bayes.log_loss(["1-0", "0-1"], proba) == pytest.approx(
+    assert nb_results.log_loss(["1-0", "0-1"], proba) == pytest.approx(
         -(math.log(0.5) + math.log(0.8)) / 2)
-    assert bayes.material_rule([300, 0, -250], 200).tolist() == ["1-0", "1/2-1/2", "0-1"]
+    assert nb_results.material_rule([300, 0, -250], 200).tolist() == ["1-0", "1/2-1/2", "0-1"]
 
 
 def test_compare_beats_the_majority_on_separable_data():
@@ -226,7 +228,7 @@ def test_compare_beats_the_majority_on_separable_data():
     y = np.array(CLASSES * 60)
     X = rng.normal(0, 1, (180, len(FEATURE_NAMES)))
     X[:, 0] += np.select([y == "1-0", y == "0-1"], [500, -500], 0)
-    rows = {r["model"].split(" (")[0]: r for r in bayes.compare(X[:120], y[:120],
+    rows = {r["model"].split(" (")[0]: r for r in nb_results.compare(X[:120], y[:120],
                                                                   X[120:], y[120:])}
     assert rows["Naive Bayes, all features"]["accuracy"] > 0.9
     assert rows["majority class"]["accuracy"] < 0.5
@@ -237,7 +239,7 @@ def test_training_data_reads_only_the_first_games(tmp_path):
     path = tmp_path / "games.pgn"
     path.write_text(SCHOLAR)
     assert [g.headers["Result"] for g in read_games(path, limit=2)] == ["1-0", "*"]
-    X, labels, game_ids, plies = bayes.load_training_data(path, max_games=1)
+    X, labels, game_ids, plies = nb_training.load_training_data(path, max_games=1)
     assert X.shape == (2, len(FEATURE_NAMES)) and labels.tolist() == ["1-0", "1-0"]
     assert X[:, 0].tolist() == [0, 100]  # after Qxf7# White is up the f7 pawn
     with pytest.raises(FileNotFoundError, match="does not exist"):

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import time
 
-from chesslab.evaluators import bayes
+from chesslab.training import naive_bayes as nb_training
+from chesslab.experiments import naive_bayes as nb_results
 from chesslab.training import measure
 from chesslab.experiments import results
 from chesslab.training import pipeline as training
@@ -65,10 +66,10 @@ def _results_recipe(args):
 def _results_bayes(args):
     out = _results_out(args, "bayes_comparison")
     start = time.perf_counter()
-    sample = bayes.game_sample(args.pgn, args.test_fraction, args.seed)
+    sample = nb_training.game_sample(args.pgn, args.test_fraction, args.seed)
     print(f"{len(sample.X)} positions (features in {time.perf_counter() - start:.1f} s); "
           f"train {sample.info['train_positions']}, test {sample.info['test_positions']}")
-    data = {**bayes.measure(sample), "command": args.command_line}
+    data = {**nb_results.measure(sample), "command": args.command_line}
     print(f"{'model':76s} {'accuracy':>8s} {'log-loss':>8s}")
     for row in data["table"]:
         print(f"{row['model']:76s} {row['accuracy']:8.3f} {row['log_loss']:8.3f}")

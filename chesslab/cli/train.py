@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from chesslab.evaluators import bayes
+from chesslab.training import naive_bayes as nb_training
 from chesslab.training import pipeline as training
 from chesslab.training.pretraining import bootstrap
 from chesslab.cli.common import COUNT, at_least, check_outputs, game_sample_args, positive
@@ -23,8 +24,8 @@ def _train_nets(args):
 
 def _train_bayes(args):
     check_outputs(args, out="model file")
-    sample = bayes.game_sample(args.pgn, args.test_fraction, args.seed)
-    path = bayes.train_shipped(sample, args.out, command=args.command_line)
+    sample = nb_training.game_sample(args.pgn, args.test_fraction, args.seed)
+    path = nb_training.train_shipped(sample, args.out, command=args.command_line)
     print(f"{len(sample.X)} positions from {sample.info['train_games']} training and "
           f"{sample.info['test_games']} test games; trained on "
           f"{sample.info['train_positions']}; wrote {path}")
