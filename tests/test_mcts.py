@@ -8,7 +8,8 @@ from chesslab.board.encoding import legal_indices, move_to_index, planes9_batch
 import random
 
 from chesslab.board.rules import outcome
-from chesslab.search.mcts import MCTS, MCTSPlayer, mcts_player, terminal_value, visit_policy
+from chesslab.matches.players import mcts_player
+from chesslab.search.mcts import MCTS, MCTSPlayer, terminal_value, visit_policy
 from chesslab.search import mcts as mcts_module
 from chesslab.matches.players import make_player
 from chesslab.evaluators.policy_value import PolicyValueNet, save_policy_value

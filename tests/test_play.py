@@ -8,6 +8,7 @@ import pytest
 
 from chesslab.widgets import controller as play
 from chesslab.widgets.controller import CANDIDATES, GameController, GameOver, draw_sides, side_player
+from chesslab.matches.specs import stockfish_spec
 from scripted_players import FirstMove
 
 FOOLS_MATE = ["f3", "e5", "g4"]           # then Qh4#
@@ -334,31 +335,17 @@ def test_controller_wrong_inputs_are_named_errors():
 
 
 # ---------------------------------------------------------------- Stockfish at a level
-def test_stockfish_spec_names_the_level():
-    assert play.stockfish_spec() == f"stockfish:skill={play.STOCKFISH_SKILL}"
-    assert play.stockfish_spec(skill=0) == "stockfish:skill=0"
-    assert play.stockfish_spec(elo=1500) == "stockfish:1500"
-    assert play.stockfish_spec(elo=2000, seconds=1) == "stockfish:2000@1s"
-    assert play.stockfish_spec(skill=20, seconds=0.25) == "stockfish:skill=20@0.25s"
-    with pytest.raises(ValueError, match="not both"):
-        play.stockfish_spec(skill=3, elo=1500)
-    with pytest.raises(TypeError, match="whole number"):
-        play.stockfish_spec(skill=2.5)
-    with pytest.raises(ValueError, match="positive time"):
-        play.stockfish_spec(seconds=0)
-
-
 @pytest.mark.stockfish
 def test_stockfish_plays_at_the_chosen_level():
     if not play.is_available("stockfish"):
         pytest.skip("Stockfish is not installed (apt-get install -y stockfish)")
-    game = GameController("human", play.stockfish_spec(skill=0))
+    game = GameController("human", stockfish_spec(skill=0))
     try:
         assert game.players[chess.BLACK].engine.options["Skill Level"].max == 20
         game.play("e4")
         decision = game.ai_move()
         assert game.ply == 2 and decision.player == "stockfish:skill=0"
-        game.set_player(chess.BLACK, play.stockfish_spec(elo=1500))     # the old engine quits
+        game.set_player(chess.BLACK, stockfish_spec(elo=1500))     # the old engine quits
         assert game.names[chess.BLACK] == "stockfish:1500"
         game.play("d4")
         assert game.ai_move().player == "stockfish:1500" and game.ply == 4

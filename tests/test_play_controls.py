@@ -3,6 +3,7 @@ import chess
 import pytest
 
 play_controls = pytest.importorskip("chesslab.widgets.controls")   # needs ipywidgets
+from chesslab.matches.specs import MAX_DEPTH  # noqa: E402
 
 
 def test_side_selector_builds_specs():
@@ -11,12 +12,20 @@ def test_side_selector_builds_specs():
     assert play_controls.split_spec("stockfish:1350") == ("stockfish:1350", None, 0.0)
     seen = []
     side = play_controls.SideSelector(chess.BLACK, "pst@1s", ["pst", "material"], seen.append)
-    assert side.spec() == "pst:8@1s"                     # time-limited: depth at its maximum
+    deepest = max(MAX_DEPTH.values())
+    assert side.spec() == f"pst:{deepest}@1s"            # time-limited: depth at its maximum
     side.seconds.value = 0
     side.depth.value = 2
     assert side.spec() == "pst:2" and seen[-1] is side
+    side.name.value = "material"
+    side.depth.value = 9
+    assert side.spec() == "material:9"
+    side.name.options = [*side.name.options, "minimax"]
+    side.name.value = "minimax"                          # make_player caps minimax lower
+    assert side.depth.max == MAX_DEPTH["minimax"] and side.spec() == f"minimax:{MAX_DEPTH['minimax']}"
     side.name.value = "human"
     assert side.spec() == "human"
+    assert play_controls.split_spec("mcts:100") == ("mcts:100", None, 0.0)
 
 
 # ---------------------------------------------------------------- Stockfish at a level

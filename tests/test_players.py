@@ -19,7 +19,7 @@ def test_specs_make_the_right_players():
 
 @pytest.mark.parametrize("spec, message", [
     ("pst:x", "whole number"), ("pst:0", "at least 1"), ("???", "cannot read"),
-    ("nosuch:2", "unknown evaluator"), ("stockfish:skill=99", "0-20")])
+    ("nosuch:2", "unknown player 'nosuch'"), ("stockfish:skill=99", "0-20")])
 def test_bad_specs_are_explained(spec, message):
     if spec.startswith("stockfish") and find_stockfish(required=False) is None:
         pytest.skip("Stockfish not installed")

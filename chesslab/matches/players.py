@@ -26,8 +26,6 @@ has ``close()`` (use ``with make_player(...) as p:`` for engines). Search player
 """
 from __future__ import annotations
 
-import re
-
 import chess
 import chess.engine
 
@@ -36,9 +34,11 @@ from chesslab.evaluators.registry import EVALUATORS, load_evaluator, model_path
 from chesslab.evaluators.registry import is_available as evaluator_available
 from chesslab.board.game import Player
 from chesslab.board.rules import outcome
-from chesslab.search.mcts import DEFAULT_MODEL, mcts_player
+from chesslab.search.mcts import DEFAULT_MODEL, MCTSPlayer, shipped_network
 from chesslab.search.searcher import Searcher
 from chesslab.base.stockfish import find_stockfish, quit_engine, start_engine
+from chesslab.matches.specs import (EXAMPLES, MAX_DEPTH, SEARCH_ALGORITHMS, STOCKFISH_SECONDS,
+                                    PlayerSpec, format_spec, parse_spec)
 
 __all__ = ["Player", "RandomPlayer", "SearchPlayer", "StockfishPlayer", "EngineStopped",
            "make_player", "model_file", "is_available", "MAX_DEPTH"]
@@ -157,28 +157,9 @@ class StockfishPlayer(Player):
             quit_engine(engine)
 
 
-_SPEC = re.compile(r"^(?P<name>[a-z_]+)(?::(?P<arg>[^@]+))?(?:@(?P<secs>[0-9.]+)s)?$")
-_EXAMPLES = "examples: random, material:3, pst@1s, minimax:3, stockfish:1350, mcts:300"
-
-#: The deepest fixed depth a spec may ask for, per algorithm: deeper searches do not
-#: answer in a lesson's time (a time limit, e.g. pst@10s, searches as deep as it allows).
-MAX_DEPTH = {"minimax": 5, "alphabeta": 7, "full": 10}
-
-
-def _parse(spec):
-    """(name, arg, seconds text) of a spec string, or a clear error."""
-    if not isinstance(spec, str):
-        raise TypeError(f"a player spec is a text such as 'pst:3' (or a Player), not "
-                        f"{type(spec).__name__} {spec!r:.40}; {_EXAMPLES}")
-    match = _SPEC.match(spec.strip().lower())
-    if not match:
-        raise ValueError(f"cannot read player spec {spec!r}; {_EXAMPLES}")
-    return match["name"], match["arg"], match["secs"]
-
-
 def model_file(spec):
     """The model file ``make_player(spec)`` reads (None if it reads none)."""
-    name = _parse(spec)[0]
+    name = parse_spec(spec).name
     if name == "mcts":
         return DEFAULT_MODEL
     return model_path(name) if name in EVALUATORS else None
@@ -187,7 +168,7 @@ def model_file(spec):
 def is_available(spec) -> bool:
     """Can ``make_player(spec)`` play on this machine: its model file exists, or
     Stockfish is installed? Builds no player."""
-    name = _parse(spec)[0]
+    name = parse_spec(spec).name
     if name == "stockfish":
         return find_stockfish(required=False) is not None
     if name == "mcts":
@@ -202,31 +183,34 @@ def make_player(spec, seed: int = 0, model=None) -> Player:
     evaluator) instead of the shipped one."""
     if isinstance(spec, Player):
         return spec
-    name, arg, secs = _parse(spec)
-    time_limit = _seconds(secs, spec) if secs else None
+    parsed = parse_spec(spec)
+    name, arg, time_limit = parsed.name, parsed.arg, parsed.seconds
     if model is not None and name != "mcts" and (name not in EVALUATORS
                                                  or EVALUATORS[name].model is None):
         raise ValueError(f"{spec!r} reads no model file, so it cannot take model={model!r}")
     if name == "random":
-        if arg or secs:
+        if arg or time_limit:
             raise ValueError(f"'random' takes no depth or time, but {spec!r} gives one; "
                              f"write just random")
         return RandomPlayer(seed)
     if name == "stockfish":
-        seconds = time_limit if time_limit is not None else 0.1
+        seconds = time_limit if time_limit is not None else STOCKFISH_SECONDS
         if arg and arg.startswith("skill="):
-            return StockfishPlayer(skill=_int(arg[6:], spec), time_limit=seconds, seed=seed)
-        return StockfishPlayer(elo=_int(arg, spec) if arg else 1350, time_limit=seconds,
-                               seed=seed)
+            level = PlayerSpec("stockfish", arg[6:]).number
+            return StockfishPlayer(skill=level, time_limit=seconds, seed=seed)
+        return StockfishPlayer(elo=parsed.number or 1350, time_limit=seconds, seed=seed)
     if name == "mcts":
-        return mcts_player(_int(arg, spec) if arg else None, time_limit, seed=seed,
-                           name=str(spec), model=model)
-    depth = _int(arg, spec) if arg else None
+        return mcts_player(parsed.number, time_limit, seed=seed, name=str(spec), model=model)
+    if name not in EVALUATORS and name not in SEARCH_ALGORITHMS:
+        raise ValueError(f"unknown player {name!r} in {spec!r}: a player is random, "
+                         f"{', '.join(SEARCH_ALGORITHMS)}, mcts, stockfish or an evaluator "
+                         f"({', '.join(EVALUATORS)}); {EXAMPLES}")
+    depth = parsed.number
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be at least 1 in {spec!r}")
     if depth is None and time_limit is None:
         depth = 3
-    algorithm = name if name in ("minimax", "alphabeta") else "full"
+    algorithm = parsed.algorithm
     if time_limit is None and depth > MAX_DEPTH[algorithm]:
         raise ValueError(f"depth {depth} in {spec!r} would not finish in a lesson's time; "
                          f"{algorithm} searches at most depth {MAX_DEPTH[algorithm]} here, "
@@ -238,20 +222,13 @@ def make_player(spec, seed: int = 0, model=None) -> Player:
                         name=str(spec))
 
 
-def _int(text, spec):
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"expected a whole number in player spec {spec!r}, "
-                         f"got {text!r}") from None
-
-
-def _seconds(text, spec):
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise ValueError(f"expected seconds like @1s or @0.5s in player spec {spec!r}, "
-                         f"got @{text}s") from None
-    if seconds <= 0:
-        raise ValueError(f"the time per move must be positive in player spec {spec!r}")
-    return seconds
+def mcts_player(simulations: int | None = 300, time_limit: float | None = None,
+                seed: int = 0, name: str | None = None, model=None) -> MCTSPlayer:
+    """``make_player("mcts:300")``: the shipped network, 300 simulations per move
+    (``mcts@2s``: as many as fit in 2 seconds)."""
+    if simulations is not None and simulations < 1:
+        raise ValueError(f"MCTS needs at least 1 simulation per move, not {simulations}")
+    sims = simulations if simulations is not None else (10**6 if time_limit else 300)
+    return MCTSPlayer(shipped_network(model), sims, seed=seed, time_limit=time_limit,
+                      name=name or format_spec("mcts", None if time_limit else sims,
+                                               time_limit))

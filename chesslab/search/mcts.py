@@ -365,17 +365,3 @@ def shipped_network(path=None):
         raise FileNotFoundError(f"network {path} does not exist; train one with "
                                 f"`python -m chesslab train bootstrap` (see data/README.md)")
     return load_cached(path, load_policy_value, "policy-value network")
-
-
-def mcts_player(simulations: int | None = 300, time_limit: float | None = None,
-                seed: int = 0, name: str | None = None, model=None) -> MCTSPlayer:
-    """``make_player("mcts:300")``: the shipped network, 300 simulations per move
-    (``mcts@2s``: as many as fit in 2 seconds)."""
-    if simulations is not None and simulations < 1:
-        raise ValueError(f"MCTS needs at least 1 simulation per move, not {simulations}")
-    sims = simulations if simulations is not None else (10**6 if time_limit else 300)
-    return MCTSPlayer(shipped_network(model), sims, seed=seed, time_limit=time_limit,
-                      name=name or (f"mcts:{sims}" if time_limit is None
-                                    else f"mcts@{time_limit:g}s"))
-
-

@@ -21,8 +21,9 @@ import chess.svg
 import ipywidgets as widgets
 
 from chesslab.evaluators.registry import load_evaluator
-from chesslab.widgets.controller import (HUMAN, PROMOTION_PIECES, STOCKFISH_SECONDS, GameController,
-                           default_ai, draw_sides, stockfish_spec)
+from chesslab.matches.specs import STOCKFISH_SECONDS, stockfish_spec
+from chesslab.widgets.controller import (HUMAN, PROMOTION_PIECES, GameController, default_ai,
+                                         draw_sides)
 from chesslab.widgets.controls import (SideSelector, StockfishLevel, engine_names,
                                     explanation_html, split_spec, white_share)
 from chesslab.board.scores import format_score, result_score

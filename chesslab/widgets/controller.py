@@ -36,36 +36,6 @@ THESIS_AI = "cnn:3@1s"
 FALLBACK_AI = "pst@1s"
 
 
-#: Stockfish on the board (the tutorial's finale): its default skill level (0 is the
-#: weakest, 20 full strength) and its thinking time per move.
-STOCKFISH_SKILL = 3
-STOCKFISH_SECONDS = 0.1
-
-
-def stockfish_spec(skill=None, elo=None, seconds: float = STOCKFISH_SECONDS) -> str:
-    """The player spec of Stockfish at a chosen level, for ``make_player``.
-
-    ``skill`` sets its ``Skill Level`` option (0-20); ``elo`` sets ``UCI_LimitStrength``
-    and ``UCI_Elo`` (the range its binary announces, 1350-2850 for Stockfish 15); give
-    one of them (neither: skill ``STOCKFISH_SKILL``). ``seconds`` per move.
-    stockfish_spec(skill=3) == 'stockfish:skill=3'; stockfish_spec(elo=1500, seconds=1)
-    == 'stockfish:1500@1s'. Stockfish itself checks the range when the player starts.
-    """
-    if skill is not None and elo is not None:
-        raise ValueError(f"choose Stockfish's level by skill (0-20) or by elo, not both "
-                         f"(got skill={skill!r}, elo={elo!r})")
-    for label, value in (("skill", skill), ("elo", elo)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise TypeError(f"{label} is a whole number, not {value!r}")
-    if not isinstance(seconds, (int, float)) or not seconds > 0:
-        raise ValueError(f"Stockfish needs a positive time per move, not {seconds!r}")
-    if skill is None and elo is None:
-        skill = STOCKFISH_SKILL
-    level = f"skill={skill}" if skill is not None else str(elo)
-    limit = "" if seconds == STOCKFISH_SECONDS else f"@{seconds:g}s"
-    return f"stockfish:{level}{limit}"
-
-
 #: How many root moves a search makes exact, so the explanation panel can list them.
 CANDIDATES = 3
 

@@ -9,14 +9,15 @@ puts them beside the board.
 from __future__ import annotations
 
 import html
-import re
 
 import chess
 import ipywidgets as widgets
 
 from chesslab.evaluators.registry import EVALUATORS, is_available
 from chesslab.board.scores import format_score
-from chesslab.widgets.controller import HUMAN, STOCKFISH_SECONDS, STOCKFISH_SKILL, stockfish_spec
+from chesslab.matches.specs import (MAX_DEPTH, STOCKFISH_SECONDS, STOCKFISH_SKILL, format_spec,
+                                    max_depth, parse_spec, stockfish_spec)
+from chesslab.widgets.controller import HUMAN
 from chesslab.base.stockfish import find_stockfish
 
 
@@ -32,16 +33,18 @@ def engine_names() -> list:
     return names
 
 
-_MAX_DEPTH = 8
-
-
 def split_spec(spec: str):
-    """'pst:3@1s' -> ('pst', 3, 1.0); 'pst@1s' -> ('pst', None, 1.0); 'random' -> ('random', None, 0.0)."""
-    match = re.fullmatch(r"([a-z_]+)(?::(\d+))?(?:@([\d.]+)s)?", spec)
-    if not match or spec.startswith("stockfish"):
+    """What a side selector shows of a spec: (menu entry, depth, seconds; 0: no limit).
+
+    'pst:3@1s' -> ('pst', 3, 1.0); 'pst@1s' -> ('pst', None, 1.0); a player that does not
+    search (human, random, Stockfish at its level) is its own menu entry."""
+    try:
+        parsed = parse_spec(spec)
+    except ValueError:
         return spec, None, 0.0
-    name, depth, seconds = match.groups()
-    return name, int(depth) if depth else None, float(seconds) if seconds else 0.0
+    if parsed.algorithm is None or parsed.name == HUMAN:
+        return spec, None, 0.0
+    return parsed.name, parsed.number, parsed.seconds or 0.0
 
 
 class SideSelector(widgets.HBox):
@@ -55,9 +58,10 @@ class SideSelector(widgets.HBox):
             options.append(name)
         small = widgets.Layout(width="120px")
         self.name = widgets.Dropdown(options=options, value=name, layout=widgets.Layout(width="130px"))
+        deepest = max(MAX_DEPTH.values())
         if depth is None:
-            depth = _MAX_DEPTH if seconds else 3
-        self.depth = widgets.BoundedIntText(value=depth, min=1, max=_MAX_DEPTH, description="depth",
+            depth = deepest if seconds else 3
+        self.depth = widgets.BoundedIntText(value=depth, min=1, max=deepest, description="depth",
                                             layout=small, style={"description_width": "40px"})
         self.depth.tooltip = "the deepest the search goes (plies)"
         self.seconds = widgets.BoundedFloatText(value=seconds, min=0, max=30, step=0.5,
@@ -81,13 +85,14 @@ class SideSelector(widgets.HBox):
     def _show_fields(self):
         shown = "visible" if self.takes_depth() else "hidden"
         self.depth.layout.visibility = self.seconds.layout.visibility = shown
+        if self.takes_depth():      # minimax and alpha-beta may not go as deep as the rest
+            self.depth.max = max_depth(self.name.value)
 
     def spec(self) -> str:
         name = self.name.value
         if not self.takes_depth():
             return name
-        limit = f"@{self.seconds.value:g}s" if self.seconds.value > 0 else ""
-        return f"{name}:{self.depth.value}{limit}"
+        return format_spec(name, self.depth.value, self.seconds.value or None)
 
     def set_enabled(self, enabled: bool) -> None:
         for w in (self.name, self.depth, self.seconds):
