@@ -24,44 +24,11 @@ from chesslab.evaluators.registry import load_evaluator
 from chesslab.matches.specs import STOCKFISH_SECONDS, stockfish_spec
 from chesslab.widgets.controller import (HUMAN, PROMOTION_PIECES, GameController, default_ai,
                                          draw_sides)
-from chesslab.widgets.controls import (SideSelector, StockfishLevel, engine_names,
-                                    explanation_html, split_spec, white_share)
-from chesslab.board.scores import format_score, result_score
+from chesslab.widgets.controls import (BOARD_CSS, GLYPHS, MARK_CLASSES, SQUARE_PX, SideSelector,
+                                       StockfishLevel, engine_names, evalbar_html,
+                                       explanation_html, split_spec)
+from chesslab.board.scores import result_score
 from chesslab.base.stockfish import find_stockfish
-
-SQUARE_PX = 46
-_GLYPHS = {p: chess.UNICODE_PIECE_SYMBOLS[chess.piece_symbol(p)] + "\ufe0e"
-           for p in chess.PIECE_TYPES}   # filled glyphs; CSS colours them
-_MARK_CLASSES = {"selected": "chesslab-selected", "target": "chesslab-target",
-                 "last": "chesslab-last", "check": "chesslab-check"}
-
-_CSS = f"""<style>
-.chesslab-sq {{ font-size: 34px !important; line-height: {SQUARE_PX - 2}px !important;
-  padding: 0 !important; margin: 0 !important; border-radius: 0 !important;
-  box-shadow: none !important; font-family: 'DejaVu Sans', sans-serif !important; }}
-.chesslab-light {{ background-color: #f0d9b5 !important; }}
-.chesslab-dark {{ background-color: #b58863 !important; }}
-.chesslab-last.chesslab-light {{ background-color: #cdd26a !important; }}
-.chesslab-last.chesslab-dark {{ background-color: #aaa23a !important; }}
-.chesslab-selected {{ background-color: #7fa650 !important; }}
-.chesslab-target {{ background-image: radial-gradient(circle, rgba(20,85,30,.55) 18%,
-  transparent 20%) !important; }}
-.chesslab-target.chesslab-occupied {{ background-image: radial-gradient(circle,
-  transparent 64%, rgba(20,85,30,.55) 66%) !important; }}
-.chesslab-check {{ background-image: radial-gradient(circle, #ff3030 0%, #e00000 30%,
-  rgba(169,0,0,0) 85%) !important; }}
-.chesslab-white-piece {{ color: #fff !important; -webkit-text-stroke: 1.2px #222;
-  text-shadow: 0 1px 1px #000; }}
-.chesslab-black-piece {{ color: #111 !important; }}
-.chesslab-thinking .chesslab-sq {{ cursor: wait !important; }}
-.chesslab-label {{ color: #666; font-size: 12px; text-align: center; }}
-.chesslab-status {{ font-weight: bold; }}
-.chesslab-note {{ color: #777; font-size: 12px; }}
-.chesslab-moves {{ font-family: monospace; max-height: 180px; overflow-y: auto; }}
-.chesslab-explain table {{ border-collapse: collapse; font-size: 12px; }}
-.chesslab-explain td {{ padding: 0 8px 0 0; }}
-</style>"""
-
 
 class ChessGame(widgets.VBox):
     """The board, its buttons and panels around one ``GameController``.
@@ -116,7 +83,7 @@ class ChessGame(widgets.VBox):
 
         self.promotion_buttons = []
         for piece in PROMOTION_PIECES:
-            button = widgets.Button(description=_GLYPHS[piece],
+            button = widgets.Button(description=GLYPHS[piece],
                                     tooltip=f"promote to a {chess.piece_name(piece)}",
                                     layout=widgets.Layout(width=f"{SQUARE_PX}px",
                                                           height=f"{SQUARE_PX}px"))
@@ -185,7 +152,7 @@ class ChessGame(widgets.VBox):
             self.sides[chess.WHITE], self.sides[chess.BLACK], *self.controls, self.evaluator,
             widgets.HTML("<b>Moves</b>"), self.moves, self.explain, self.pgn],
             layout=widgets.Layout(margin="0 0 0 16px", width="420px"))
-        super().__init__([widgets.HTML(_CSS), widgets.HBox([board_column, side_column])])
+        super().__init__([widgets.HTML(BOARD_CSS), widgets.HBox([board_column, side_column])])
         self.add_class("chesslab-game")
         self.add_class(f"chesslab-mode-{mode}")
         self._refresh()
@@ -364,12 +331,12 @@ class ChessGame(widgets.VBox):
             light = (chess.square_file(sq) + chess.square_rank(sq)) % 2 == 1
             classes = ["chesslab-sq", f"chesslab-sq-{chess.square_name(sq)}",
                        "chesslab-light" if light else "chesslab-dark"]
-            classes += [_MARK_CLASSES[m] for m in sorted(marks[sq])]
+            classes += [MARK_CLASSES[m] for m in sorted(marks[sq])]
             if piece is not None:
                 classes += ["chesslab-occupied", "chesslab-white-piece" if piece.color
                             else "chesslab-black-piece"]
             # An empty description does not clear a Button's text in the browser.
-            description = _GLYPHS[piece.piece_type] if piece else "\u00a0"
+            description = GLYPHS[piece.piece_type] if piece else "\u00a0"
             if button.description != description:
                 button.description = description
             if tuple(button._dom_classes) != tuple(classes):
@@ -438,14 +405,7 @@ class ChessGame(widgets.VBox):
                 cp = float(self._evaluator_cache[name].evaluate(c.board))
             except Exception as exc:
                 return f'<div title="{html.escape(str(exc))}">no eval</div>'
-        white = white_share(cp)
-        height = 8 * SQUARE_PX
-        edge = "bottom" if c.orientation == chess.WHITE else "top"
-        return (f'<div style="width:16px;height:{height}px;background:#404040;position:relative;'
-                f'border:1px solid #888" title="{self.evaluator.value}: {format_score(cp)}">'
-                f'<div style="position:absolute;{edge}:0;width:100%;height:{100 * white:.1f}%;'
-                f'background:#f4f4f4"></div></div>'
-                f'<div style="font-size:11px">{format_score(cp)}</div>')
+        return evalbar_html(cp, self.evaluator.value, c.orientation)
 
 
 def _human_side(human: str) -> str:

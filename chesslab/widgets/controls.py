@@ -21,6 +21,41 @@ from chesslab.widgets.controller import HUMAN
 from chesslab.base.stockfish import find_stockfish
 
 
+#: The board's look: square size, piece glyphs, square marks and the CSS for them.
+SQUARE_PX = 46
+GLYPHS = {p: chess.UNICODE_PIECE_SYMBOLS[chess.piece_symbol(p)] + "\ufe0e"
+           for p in chess.PIECE_TYPES}   # filled glyphs; CSS colours them
+MARK_CLASSES = {"selected": "chesslab-selected", "target": "chesslab-target",
+                 "last": "chesslab-last", "check": "chesslab-check"}
+
+BOARD_CSS = f"""<style>
+.chesslab-sq {{ font-size: 34px !important; line-height: {SQUARE_PX - 2}px !important;
+  padding: 0 !important; margin: 0 !important; border-radius: 0 !important;
+  box-shadow: none !important; font-family: 'DejaVu Sans', sans-serif !important; }}
+.chesslab-light {{ background-color: #f0d9b5 !important; }}
+.chesslab-dark {{ background-color: #b58863 !important; }}
+.chesslab-last.chesslab-light {{ background-color: #cdd26a !important; }}
+.chesslab-last.chesslab-dark {{ background-color: #aaa23a !important; }}
+.chesslab-selected {{ background-color: #7fa650 !important; }}
+.chesslab-target {{ background-image: radial-gradient(circle, rgba(20,85,30,.55) 18%,
+  transparent 20%) !important; }}
+.chesslab-target.chesslab-occupied {{ background-image: radial-gradient(circle,
+  transparent 64%, rgba(20,85,30,.55) 66%) !important; }}
+.chesslab-check {{ background-image: radial-gradient(circle, #ff3030 0%, #e00000 30%,
+  rgba(169,0,0,0) 85%) !important; }}
+.chesslab-white-piece {{ color: #fff !important; -webkit-text-stroke: 1.2px #222;
+  text-shadow: 0 1px 1px #000; }}
+.chesslab-black-piece {{ color: #111 !important; }}
+.chesslab-thinking .chesslab-sq {{ cursor: wait !important; }}
+.chesslab-label {{ color: #666; font-size: 12px; text-align: center; }}
+.chesslab-status {{ font-weight: bold; }}
+.chesslab-note {{ color: #777; font-size: 12px; }}
+.chesslab-moves {{ font-family: monospace; max-height: 180px; overflow-y: auto; }}
+.chesslab-explain table {{ border-collapse: collapse; font-size: 12px; }}
+.chesslab-explain td {{ padding: 0 8px 0 0; }}
+</style>"""
+
+
 def engine_names() -> list:
     """Player names the selectors offer: random, the hand-written evaluators, plain
     minimax and alpha-beta, the learned ones whose model file exists, Stockfish if
@@ -156,6 +191,17 @@ class StockfishLevel(widgets.HBox):
 
     def set_enabled(self, enabled: bool) -> None:
         self.by.disabled = self.level.disabled = not enabled
+
+
+def evalbar_html(cp: float, title: str, orientation=chess.WHITE) -> str:
+    """The evaluation bar beside the board: White's share from the bottom (or the top,
+    with Black below), the score under it."""
+    edge = "bottom" if orientation == chess.WHITE else "top"
+    return (f'<div style="width:16px;height:{8 * SQUARE_PX}px;background:#404040;'
+            f'position:relative;border:1px solid #888" title="{title}: {format_score(cp)}">'
+            f'<div style="position:absolute;{edge}:0;width:100%;'
+            f'height:{100 * white_share(cp):.1f}%;background:#f4f4f4"></div></div>'
+            f'<div style="font-size:11px">{format_score(cp)}</div>')
 
 
 def white_share(cp: float) -> float:
