@@ -6,7 +6,7 @@ import chess
 import pytest
 
 from chesslab.board.game import Player, play_game
-from chesslab.board.rules import Repetitions, adjudicate_draw, adjudicate_material, draw_by_rule, outcome, resign_verdict, result_for
+from chesslab.board.rules import Repetitions, drawn_with_moves_left, adjudicate_draw, adjudicate_material, draw_by_rule, outcome, resign_verdict, result_for
 from chesslab.widgets.controller import game_over
 from chesslab.matches.players import make_player
 
@@ -196,3 +196,14 @@ def test_play_names_bad_inputs():
 def test_result_for_each_side():
     assert [result_for(r, chess.WHITE) for r in ("1-0", "0-1", "1/2-1/2")] == [1, -1, 0]
     assert [result_for(r, chess.BLACK) for r in ("1-0", "0-1", "1/2-1/2")] == [-1, 1, 0]
+
+
+def test_claimable_draws_are_left_out_on_request_and_known_with_moves_left():
+    board = chess.Board()
+    for uci in ["g1f3", "g8f6", "f3g1", "f6g8"] * 2:      # the start position a third time
+        board.push_uci(uci)
+    assert outcome(board).termination == chess.Termination.THREEFOLD_REPETITION
+    assert outcome(board, claim_draws=False) is None      # python-chess's own is_game_over
+    assert drawn_with_moves_left(board) and not drawn_with_moves_left(chess.Board())
+    mated = chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")
+    assert outcome(mated, claim_draws=False).winner == chess.WHITE

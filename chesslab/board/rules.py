@@ -32,23 +32,38 @@ import chess
 
 from chesslab.board.scores import PIECE_VALUES, material_balance
 
-__all__ = ["outcome", "draw_by_rule", "Repetitions", "TERMINATION", "MOVE_CAP",
+__all__ = ["outcome", "drawn_with_moves_left", "draw_by_rule", "Repetitions", "TERMINATION", "MOVE_CAP",
            "adjudicate_draw", "adjudicate_material", "resign_verdict", "result_for", "points", "result_of", "RESULTS",
            "check_max_plies"]
 
 
-def outcome(board: chess.Board) -> chess.Outcome | None:
-    """How the game on ``board`` has ended, or None while it goes on."""
+def outcome(board: chess.Board, claim_draws: bool = True) -> chess.Outcome | None:
+    """How the game on ``board`` has ended, or None while it goes on.
+
+    ``claim_draws=False``: only the endings that need no claim (checkmate, stalemate,
+    insufficient material, the 75-move rule, fivefold repetition), e.g. for a random
+    walk that should stop only where python-chess itself calls the game over.
+    """
     if not isinstance(board, chess.Board):
         raise TypeError(f"outcome() needs a chess.Board, got {type(board).__name__}")
     ended = board.outcome(claim_draw=False)
-    if ended is not None:
+    if ended is not None or not claim_draws:
         return ended
     if board.is_repetition(3):
         return chess.Outcome(chess.Termination.THREEFOLD_REPETITION, None)
     if board.halfmove_clock >= 100:
         return chess.Outcome(chess.Termination.FIFTY_MOVES, None)
     return None
+
+
+def drawn_with_moves_left(board: chess.Board) -> bool:
+    """``outcome`` for a position known to have a legal move: is it a draw?
+
+    For a search that has generated the moves already (MCTS's leaves): only the draws
+    remain to test, and the 75-move rule and fivefold repetition are caught by their
+    50-move and threefold forms.
+    """
+    return draw_by_rule(board) or board.is_repetition(3)
 
 
 def draw_by_rule(board: chess.Board) -> bool:

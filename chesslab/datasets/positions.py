@@ -32,6 +32,7 @@ from chesslab.base.files import DATA_DIR, atomic_path, read_npz
 from chesslab.datasets.records import DEFAULT_GAMES, game_positions, read_games
 from chesslab.datasets.labels import label_fens
 from chesslab.base.parallel import parallel_map
+from chesslab.board.rules import outcome
 from chesslab.board.scores import LABEL_MATE_CP
 from chesslab.base.stockfish import ENGINE_OPTIONS, engine_name
 
@@ -49,9 +50,9 @@ def random_board(rng: random.Random, max_plies: int = 200) -> chess.Board | None
     board = chess.Board()
     for _ in range(rng.randrange(0, max_plies)):
         board.push(rng.choice(list(board.legal_moves)))
-        # the tutorial's own test (not chesslab.board.rules.outcome, which also ends a walk at a
-        # threefold repetition): it decides which walks the shipped dataset kept
-        if board.is_game_over():
+        # the endings that need no claim (the tutorial's own test, python-chess's
+        # is_game_over): it decides which walks the shipped dataset kept
+        if outcome(board, claim_draws=False) is not None:
             return None
     return board
 

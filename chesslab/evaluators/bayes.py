@@ -31,6 +31,7 @@ from chesslab.board.encoding import as_board
 from chesslab.evaluators.features import FEATURE_NAMES, StandardScaler, features_batch
 from chesslab.base.files import MODELS_DIR, read_json, write_json_atomic
 from chesslab.evaluators.base import Evaluator
+from chesslab.board.rules import outcome
 from chesslab.board.scores import checkmate_score
 
 #: Class labels, in the column order of every probability array: White wins, draw,
@@ -262,7 +263,7 @@ class BayesEvaluator(Evaluator):
         X = self.scaler.transform(features_batch(boards))
         scores = self.score_proba(self.nb.predict_proba(X))
         for i, board in enumerate(boards):
-            if not any(board.generate_legal_moves()):  # game over: mate or stalemate
+            if outcome(board, claim_draws=False) is not None:   # mate: +-inf, draws: 0
                 scores[i] = checkmate_score(board) or 0.0
         return scores
 

@@ -36,11 +36,11 @@ import numpy as np
 from chesslab.board.encoding import as_board, move_to_index, planes9_batch
 from chesslab.base.files import MODELS_DIR, load_cached
 from chesslab.board.game import Player
-from chesslab.board.rules import outcome
+from chesslab.board.rules import drawn_with_moves_left, outcome
 from chesslab.evaluators.policy_value import load_policy_value
 
 #: Value of a position where the side to move is checkmated.
-MATE_VALUE = -1.0
+LOSS_VALUE = -1.0
 
 
 def uniform_evaluate(planes, legal):
@@ -59,7 +59,7 @@ def terminal_value(board: chess.Board, draw_value: float = 0.0):
     if ended is None:
         return None
     if ended.winner is not None:
-        return MATE_VALUE
+        return LOSS_VALUE
     return draw_value if board.turn == chess.WHITE else -draw_value
 
 
@@ -220,16 +220,14 @@ class MCTS:
     def _leaf_value(self, board, moves):
         """``terminal_value`` of a new leaf whose legal moves are already generated.
 
-        The rules of ``chesslab.board.rules.outcome`` written out for the search's hot loop:
-        calling ``outcome`` there generates the moves a second time and made the whole
-        search 7% slower. With a legal move left, only the draws remain to test (the
-        75-move rule and fivefold repetition are caught by their 50-move and threefold
-        forms). ``test_mcts`` checks that the two agree on thousands of positions.
+        Calling ``outcome`` here would generate the moves a second time (it made the whole
+        search 7% slower), so with a move left only the draws are asked
+        (``drawn_with_moves_left``). ``test_mcts`` checks that the two agree on thousands
+        of positions.
         """
         if not moves:
-            return MATE_VALUE if board.is_check() else self._draw_for(board.turn)
-        if (board.is_insufficient_material() or board.halfmove_clock >= 100
-                or board.is_repetition(3)):
+            return LOSS_VALUE if board.is_check() else self._draw_for(board.turn)
+        if drawn_with_moves_left(board):
             return self._draw_for(board.turn)
         return None
 

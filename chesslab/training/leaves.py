@@ -19,6 +19,7 @@ from chesslab.datasets.positions import Dataset, position_key, split_by_game
 from chesslab.evaluators.registry import load_evaluator, model_path
 from chesslab.base.files import file_tag
 from chesslab.datasets.labels import label_fens
+from chesslab.board.rules import outcome
 from chesslab.search.searcher import search
 
 
@@ -58,7 +59,7 @@ def search_leaves(roots, evaluators, depth: int = 3, rate: float = 0.03, seed: i
     fens, owners = [], []
     for i, fen in enumerate(roots):
         board = chess.Board(fen)
-        if board.is_game_over():
+        if outcome(board) is not None:
             continue
         recorder = LeafRecorder(evaluators[i % len(evaluators)], rate, rng)
         search(board, recorder, depth=depth)
