@@ -4,13 +4,14 @@ import json
 
 import pytest
 
-from chesslab.experiments import results
+from chesslab.experiments import store
 from chesslab.cli import match as cli_match
 from chesslab.cli import train as cli_train
 from chesslab.__main__ import main as main_from_dunder_main
 from chesslab.cli import TRAIN_COMMANDS, build_parser, main, new_spelling
 from chesslab.evaluators.registry import load_evaluator
-from chesslab.base.files import MODELS_DIR, file_tag, read_json
+from chesslab.base.files import MODELS_DIR, file_tag, read_json, write_json_atomic
+from chesslab.matches.match import MatchResult
 from chesslab.datasets.records import DEFAULT_GAMES
 
 
@@ -96,7 +97,7 @@ def test_train_bayes_and_results_bayes_on_a_few_games(tmp_path, tiny_pgn, capsys
 
 
 def test_results_bayes_matches_chunk_by_chunk(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)          # the checkpoints
+    monkeypatch.setattr(store, "RESULTS_DIR", tmp_path)          # the checkpoints
     out = tmp_path / "bayes_matches.json"
     argv = ["results", "bayes-matches", "--player", "material:1", "--opponents", "random",
             "pst:1", "--games", "4", "--chunk", "2", "--max-plies", "16", "--out", str(out)]
@@ -117,17 +118,24 @@ def test_results_mcts_matches_records_each_pairing_once(tmp_path, capsys):
             "--games", "2", "--max-plies", "8", "--out", str(out)]
     assert main(argv) == 0
     [entry] = read_json(out)["matches"]
-    assert (entry["player"], entry["opponent"], entry["games"]) == ("mcts:2", "random", 2)
+    assert (entry["a"], entry["b"], entry["games"]) == ("mcts:2", "random", 2)
+    assert len(entry["interval95"]) == 2 and entry["summary"].startswith("mcts:2 vs random")
     assert entry["network"] == file_tag(MODELS_DIR / "policy_value.json", 16)
     assert entry["mean_move_seconds"] > 0 and len(entry["terminations"]) == 2
     capsys.readouterr()
     assert main(argv) == 0                                  # a rerun skips the pairing
     assert "already in mcts_matches.json" in capsys.readouterr().out
     assert len(read_json(out)["matches"]) == 1
+    # a file of the older schema (player/opponent, score_95) is read the same way
+    old = {("player" if k == "a" else "opponent" if k == "b" else
+            "score_95" if k == "interval95" else k): v for k, v in entry.items()}
+    write_json_atomic(out, {"matches": [old]})
+    assert main(argv) == 0 and "already in" in capsys.readouterr().out
+    assert MatchResult.from_record(old).summary() == entry["summary"]
 
 
 def test_results_mcts_head_to_head(tmp_path, monkeypatch):
-    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
+    monkeypatch.setattr(store, "RESULTS_DIR", tmp_path)
     out = tmp_path / "h2h.json"
     a, b = MODELS_DIR / "policy_value.json", MODELS_DIR / "policy_value_bootstrap.json"
     argv = ["results", "mcts-head-to-head", "--a", str(a), "--b", str(b), "--simulations",
@@ -137,11 +145,11 @@ def test_results_mcts_head_to_head(tmp_path, monkeypatch):
     [entry] = read_json(out)["matches"]
     assert (entry["a"], entry["b"], entry["games"]) == (a.name, b.name, 2)
     assert entry["wins"] + entry["draws"] + entry["losses"] == 2
-    assert entry["after_iterations"] == 3 and len(entry["ci95"]) == 2
+    assert entry["after_iterations"] == 3 and len(entry["interval95"]) == 2
 
 
 def test_results_depth_cost_writes_where_out_says(tmp_path, capsys):
-    shipped = results.result_path("depth_cost")
+    shipped = store.result_path("depth_cost")
     before = shipped.read_bytes() if shipped.exists() else None
     out = tmp_path / "mine.json"
     assert main(["results", "depth-cost", "--max-depth", "1", "--quiet", "--out", str(out)]) == 0

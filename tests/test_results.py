@@ -4,7 +4,10 @@ import json
 
 import pytest
 
-from chesslab.experiments import results
+from chesslab.experiments import matches
+from chesslab.experiments import search_cost
+from chesslab.experiments import store
+from chesslab.experiments import tournament
 from chesslab.__main__ import main
 from chesslab.figures import depth_cost_figure, read_results, tournament_figure
 from chesslab.base.files import read_json
@@ -13,7 +16,7 @@ ENDGAME = "8/8/8/4k3/8/8/3QK3/8 w - - 0 1"
 
 
 def test_depth_cost_alphabeta_equals_minimax_with_fewer_nodes():
-    data = results.measure_depth_cost(depths=(1, 2), algorithms=("minimax", "alphabeta"),
+    data = search_cost.measure_depth_cost(depths=(1, 2), algorithms=("minimax", "alphabeta"),
                                       positions={"endgame": ENDGAME}, progress=False)
     rows = {(r["algorithm"], r["depth"]): r for r in data["rows"]}
     assert sorted(rows) == [("alphabeta", 1), ("alphabeta", 2), ("minimax", 1), ("minimax", 2)]
@@ -25,7 +28,7 @@ def test_depth_cost_alphabeta_equals_minimax_with_fewer_nodes():
 
 
 def test_results_commands_write_into_the_results_folder(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
+    monkeypatch.setattr(store, "RESULTS_DIR", tmp_path)
     assert main(["results", "depth-cost", "--max-depth", "1", "--quiet"]) == 0
     assert main(["results", "tournament", "--players", "random", "material:1", "--games",
                  "2", "--max-plies", "30", "--quiet"]) == 0
@@ -40,7 +43,7 @@ def test_results_commands_write_into_the_results_folder(tmp_path, monkeypatch, c
 
 
 def test_score_matrix_is_each_sides_score_and_skips_empty_pairs():
-    players, matrix = results.score_matrix({
+    players, matrix = tournament.score_matrix({
         "players": ["a", "b", "c"],
         "pairs": {"a vs b": {"wins": 1, "draws": 2, "losses": 1},
                   "b vs c": {"wins": 0, "draws": 0, "losses": 0}}})
@@ -57,32 +60,32 @@ def _entry(seed, score):
 
 def test_record_match_replaces_a_rerun_and_keeps_other_matches(tmp_path):
     path = tmp_path / "matches.json"
-    results.record_match(_entry(0, 0.5), path)
-    results.record_match(_entry(1, 1.0), path)           # another seed: a second result
-    results.record_match(_entry(0, 0.75), path)          # the same match again: replaces
+    store.record_match(_entry(0, 0.5), path)
+    store.record_match(_entry(1, 1.0), path)           # another seed: a second result
+    store.record_match(_entry(0, 0.75), path)          # the same match again: replaces
     matches = read_json(path)["matches"]
     assert [(m["seed"], m["score"]) for m in matches] == [(1, 1.0), (0, 0.75)]
     retrained = {**_entry(0, 0.25), "a_model": "abc123"}  # another model file: kept apart
-    results.record_match(retrained, path)
+    store.record_match(retrained, path)
     assert len(read_json(path)["matches"]) == 3
 
 
 def test_a_stopped_match_resumes_from_its_checkpoint(tmp_path):
     path = tmp_path / "match.jsonl"
-    full = results.run_match("material:1", "random", games=4, workers=1, max_plies=40,
+    full = matches.run_match("material:1", "random", games=4, workers=1, max_plies=40,
                              progress=False, checkpoint=path)
     lines = path.read_text().splitlines()
     assert len(lines) == 2                                # one line per opening (2 games)
     # keep the first pair and a torn last line, as a run killed mid-write leaves it
     path.write_text(lines[0] + "\n" + lines[1][:25])
     played = []
-    original = results._play_pair
+    original = matches._play_pair
     try:
-        results._play_pair = lambda job: played.append(job) or original(job)
-        resumed = results.run_match("material:1", "random", games=4, workers=1,
+        matches._play_pair = lambda job: played.append(job) or original(job)
+        resumed = matches.run_match("material:1", "random", games=4, workers=1,
                                     max_plies=40, progress=False, checkpoint=path)
     finally:
-        results._play_pair = original
+        matches._play_pair = original
     assert len(played) == 1                               # only the missing pair
     assert resumed["pgn"] == full["pgn"]
     assert (resumed["wins"], resumed["draws"], resumed["losses"]) == \
@@ -94,5 +97,5 @@ def test_a_checkpoint_of_another_match_is_refused(tmp_path):
     path.write_text(json.dumps({"job": ["pst:1", "random", "e2e4", 0, 40, 1000],
                                 "pair": []}) + "\n" + "{}\n")
     with pytest.raises(ValueError, match="not a job of this run"):
-        results.run_match("material:1", "random", games=2, workers=1, max_plies=40,
+        matches.run_match("material:1", "random", games=2, workers=1, max_plies=40,
                           progress=False, checkpoint=path)

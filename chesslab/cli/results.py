@@ -6,7 +6,12 @@ import time
 from chesslab.training import naive_bayes as nb_training
 from chesslab.experiments import naive_bayes as nb_results
 from chesslab.training import measure
-from chesslab.experiments import results
+from chesslab.experiments import evaluators
+from chesslab.experiments import matches
+from chesslab.experiments import recipe
+from chesslab.experiments import search_cost
+from chesslab.experiments import store
+from chesslab.experiments import tournament
 from chesslab.training import pipeline as training
 from chesslab.cli.common import COUNT, endings, game_sample_args, write_result
 from chesslab.base.files import MODELS_DIR, check_writable, write_json_atomic
@@ -15,21 +20,21 @@ from chesslab.matches.tournament import standings
 
 def _results_out(args, name: str):
     """--out, else data/results/NAME.json; checked before any work."""
-    out = args.out or results.result_path(name)
+    out = args.out or store.result_path(name)
     check_writable(out, "results file")
     return out
 
 
 def _results_evaluators(args):
     out = _results_out(args, "evaluators")
-    table = training.results_table(args.names, training.load(args.data), args.models)
+    table = evaluators.results_table(args.names, training.load(args.data), args.models)
     write_json_atomic(out, table, indent=1)
-    print(training.format_table(table))
+    print(evaluators.format_table(table))
 
 
 def _results_depth_cost(args):
     out = _results_out(args, "depth_cost")
-    data = results.measure_depth_cost(depths=tuple(range(1, args.max_depth + 1)),
+    data = search_cost.measure_depth_cost(depths=tuple(range(1, args.max_depth + 1)),
                                       evaluator=args.evaluator, progress=not args.quiet)
     for row in data["rows"]:
         print(f"{row['algorithm']:10s} depth {row['depth']}  {row['nodes']:9d} nodes  "
@@ -39,7 +44,7 @@ def _results_depth_cost(args):
 
 def _results_tournament(args):
     out = _results_out(args, "tournament")
-    data = results.run_tournament(args.players, games=args.games, seed=args.seed,
+    data = tournament.run_tournament(args.players, games=args.games, seed=args.seed,
                                   max_plies=args.max_plies, progress=not args.quiet)
     for row in standings(data):
         low, high = row["interval95"]
@@ -50,7 +55,7 @@ def _results_tournament(args):
 
 def _results_match(args):
     out = _results_out(args, "matches")
-    entry = results.record_long_match(args.a, args.b, args.games, args.workers, args.seed,
+    entry = matches.record_long_match(args.a, args.b, args.games, args.workers, args.seed,
                                       args.max_plies,
                                       None if args.resign_cp <= 0 else args.resign_cp, out)
     print(entry["summary"])
@@ -60,7 +65,7 @@ def _results_match(args):
 
 def _results_recipe(args):
     out = _results_out(args, "recipe")
-    return write_result(out, results.measure_recipe(args.nets, sample=args.sample))
+    return write_result(out, recipe.measure_recipe(args.nets, sample=args.sample))
 
 
 def _results_bayes(args):
@@ -80,7 +85,7 @@ def _results_bayes(args):
 
 def _results_bayes_matches(args):
     out = _results_out(args, "bayes_matches")
-    data = results.bayes_matches(args.player, args.opponents, args.games, args.chunk,
+    data = matches.bayes_matches(args.player, args.opponents, args.games, args.chunk,
                                  args.max_plies, args.workers)
     for opponent, entry in data["matches"].items():
         s = entry["summary"]
@@ -91,16 +96,16 @@ def _results_bayes_matches(args):
 
 def _results_mcts_matches(args):
     out = _results_out(args, "mcts_matches")
-    results.mcts_matches(args.player, args.opponents, args.games, args.max_plies, args.seed,
+    matches.mcts_matches(args.player, args.opponents, args.games, args.max_plies, args.seed,
                          args.network, args.workers, out)
     print(f"written to {out}")
 
 
 def _results_head_to_head(args):
     out = _results_out(args, "mcts_head_to_head")
-    entry = results.mcts_head_to_head(args.a, args.b, args.simulations, args.games,
+    entry = matches.mcts_head_to_head(args.a, args.b, args.simulations, args.games,
                                       args.max_plies, args.workers, args.seed)
-    results.record_match(entry, out, results.HEAD_TO_HEAD_KEY)
+    store.record_match(entry, out, matches.HEAD_TO_HEAD_KEY)
     print(entry["summary"], f"({entry['seconds']:.0f} s)")
     print(f"written to {out}")
 
@@ -119,7 +124,7 @@ def add_results(sub):
     max_plies = dict(type=COUNT, help="adjudicate a draw after this many half-moves")
 
     q = which.add_parser("evaluators", help="the results table of the evaluators")
-    q.add_argument("names", nargs="*", default=list(training.TABLE_ROWS),
+    q.add_argument("names", nargs="*", default=list(evaluators.TABLE_ROWS),
                    help="evaluators (default: every row of the table in the registry)")
     q.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
     q.add_argument("--models", default=str(MODELS_DIR), help="folder of the model files")
@@ -136,7 +141,7 @@ def add_results(sub):
     q.set_defaults(func=_results_depth_cost)
 
     q = which.add_parser("tournament", help="round robin between evaluators")
-    q.add_argument("--players", nargs="+", default=list(results.TOURNAMENT_PLAYERS))
+    q.add_argument("--players", nargs="+", default=list(tournament.TOURNAMENT_PLAYERS))
     q.add_argument("--games", type=COUNT, default=4, help="games per pair (default 4)")
     q.add_argument("--max-plies", default=300, **max_plies)
     q.add_argument("--seed", type=int, default=0)
@@ -160,7 +165,7 @@ def add_results(sub):
     q.set_defaults(func=_results_match)
 
     q = which.add_parser("recipe", help="train with each recipe step added in turn")
-    q.add_argument("--nets", nargs="+", default=list(results.RECIPE_NETS))
+    q.add_argument("--nets", nargs="+", default=list(recipe.RECIPE_NETS))
     q.add_argument("--sample", type=COUNT, default=measure.SEARCH_SAMPLE,
                    help=f"test positions searched per network (default "
                         f"{measure.SEARCH_SAMPLE})")

@@ -7,7 +7,6 @@ ordering.
 from __future__ import annotations
 
 import chess
-import numpy as np
 
 from chesslab.board.scores import PIECE_VALUES, checkmate_score, material_balance
 from chesslab.evaluators.base import Evaluator, need_board

@@ -14,7 +14,7 @@ import numpy as np
 
 from chesslab.matches.rating import wilson_interval
 from chesslab.base.files import RESULTS_DIR, read_json
-from chesslab.experiments.results import score_matrix
+from chesslab.experiments.tournament import score_matrix
 
 
 def read_results(name: str, command: str, folder=RESULTS_DIR):

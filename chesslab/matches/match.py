@@ -20,7 +20,7 @@ from tqdm.auto import tqdm
 from chesslab.base.files import atomic_path, check_writable
 from chesslab.board.game import Player, play_game
 from chesslab.board.rules import check_max_plies, points
-from chesslab.matches.rating import elo_difference, wilson_interval
+from chesslab.matches.rating import INTERVAL_KEY, elo_difference, wilson_interval
 from chesslab.matches.players import EngineStopped, make_player
 
 #: Short, varied, roughly balanced openings (UCI moves) so games differ.
@@ -74,6 +74,27 @@ class MatchResult:
         """Half the width of the Elo interval from ``score_interval`` (inf if open)."""
         low, high = self.score_interval()
         return (elo_difference(high) - elo_difference(low)) / 2
+
+    def record(self) -> dict:
+        """This match as every results file stores one: players ``a`` and ``b``, a's
+        wins, draws and losses, score, 95% interval, Elo (None where infinite) and the
+        one-line summary. ``experiments.store.read_record`` reads older spellings."""
+        low, high = self.score_interval()
+        finite = lambda x: round(x, 1) if math.isfinite(x) else None  # noqa: E731
+        return {"a": self.player_a, "b": self.player_b, "games": self.n, "wins": self.wins,
+                "draws": self.draws, "losses": self.losses,
+                "score": round(self.score, 4) if self.n else None,
+                INTERVAL_KEY: [round(low, 4), round(high, 4)] if self.n else None,
+                "elo": finite(self.elo) if self.n else None,
+                "elo_error": finite(self.elo_error) if self.n else None,
+                "summary": self.summary()}
+
+    @classmethod
+    def from_record(cls, entry: dict) -> "MatchResult":
+        """The result a stored record counts (its summary recomputed from the counts)."""
+        a = entry.get("a", entry.get("player", "a"))
+        b = entry.get("b", entry.get("opponent", "b"))
+        return cls(a, b, int(entry["wins"]), int(entry["draws"]), int(entry["losses"]))
 
     def summary(self) -> str:
         low, high = self.score_interval()

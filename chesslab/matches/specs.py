@@ -18,6 +18,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from chesslab.search.searcher import ALGORITHMS
+
 __all__ = ["PlayerSpec", "parse_spec", "format_spec", "stockfish_spec", "max_depth",
            "MAX_DEPTH", "SEARCH_ALGORITHMS", "STOCKFISH_SKILL", "STOCKFISH_SECONDS",
            "EXAMPLES"]
@@ -26,11 +28,12 @@ _GRAMMAR = re.compile(r"^(?P<name>[a-z_][a-z0-9_]*)(?::(?P<arg>[^@]+))?"
                       r"(?:@(?P<secs>[^s@]+)s)?$")
 EXAMPLES = "examples: random, material:3, pst@1s, minimax:3, stockfish:1350, mcts:300"
 
-#: Names that search with plain material and a named algorithm (not the full search).
-SEARCH_ALGORITHMS = ("minimax", "alphabeta")
+#: Names that search with plain material and a named algorithm (an evaluator's name
+#: searches with "full").
+SEARCH_ALGORITHMS = tuple(a for a in ALGORITHMS if a != "full")
 #: The deepest fixed depth a spec may ask for, per algorithm: deeper searches do not
 #: answer in a lesson's time (a time limit, e.g. pst@10s, searches as deep as it allows).
-MAX_DEPTH = {"minimax": 5, "alphabeta": 7, "full": 10}
+MAX_DEPTH = dict(zip(ALGORITHMS, (5, 7, 10)))
 
 #: Stockfish on the board and in specs without a level: its skill level (0 is the
 #: weakest, 20 full strength) and its thinking time per move.

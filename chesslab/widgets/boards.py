@@ -20,7 +20,7 @@ import chess
 import chess.svg
 import ipywidgets as widgets
 
-from chesslab.evaluators.registry import load_evaluator
+from chesslab.evaluators.registry import EVALUATORS, load_evaluator
 from chesslab.matches.specs import STOCKFISH_SECONDS, stockfish_spec
 from chesslab.widgets.controller import (HUMAN, PROMOTION_PIECES, GameController, default_ai,
                                          draw_sides)
@@ -125,7 +125,7 @@ class ChessGame(widgets.VBox):
         names = engine_names()
         self.sides = {c: SideSelector(c, controller.names[c], names, self._side_changed)
                       for c in (chess.WHITE, chess.BLACK)}
-        evaluators = [n for n in names if n not in ("random", "minimax", "alphabeta") and ":" not in n]
+        evaluators = [n for n in names if n in EVALUATORS]
         if evaluator not in evaluators:
             evaluators.append(evaluator)
         self.evaluator = widgets.Dropdown(options=evaluators, value=evaluator,

@@ -15,7 +15,7 @@ import ipywidgets as widgets
 
 from chesslab.evaluators.registry import EVALUATORS, is_available
 from chesslab.board.scores import format_score
-from chesslab.matches.specs import (MAX_DEPTH, STOCKFISH_SECONDS, STOCKFISH_SKILL, format_spec,
+from chesslab.matches.specs import (MAX_DEPTH, SEARCH_ALGORITHMS, STOCKFISH_SECONDS, STOCKFISH_SKILL, format_spec,
                                     max_depth, parse_spec, stockfish_spec)
 from chesslab.widgets.controller import HUMAN
 from chesslab.base.stockfish import find_stockfish
@@ -62,7 +62,7 @@ def engine_names() -> list:
     installed."""
     hand = [n for n, e in EVALUATORS.items() if e.kind == "hand-written"]
     learned = [n for n, e in EVALUATORS.items() if e.kind != "hand-written" and is_available(n)]
-    names = ["random", *hand, "minimax", "alphabeta", *learned]
+    names = ["random", *hand, *SEARCH_ALGORITHMS, *learned]
     if find_stockfish(required=False):
         names += ["stockfish:1350", "stockfish:2000"]
     return names

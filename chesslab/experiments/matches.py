@@ -1,200 +1,28 @@
-"""Measured results: each command writes data/results/NAME.json (``files.RESULTS_DIR``).
-
-Timings, long matches and trainings cannot be recomputed every time a figure is drawn or
-a notebook runs (and a figure must come out byte-identical on every run), so they are
-measured here, once, by a named command, and the figures and notebooks read the files:
-
-    python -m chesslab results evaluators      # the evaluators' table (training.results_table)
-    python -m chesslab results depth-cost      # nodes and seconds vs depth per algorithm
-    python -m chesslab results tournament      # round robin between evaluators
-    python -m chesslab results match --a nnue@1s --b pst@1s --games 100 --workers 2
-    python -m chesslab results recipe          # what each training-recipe step buys
-    python -m chesslab results bayes           # Naive Bayes against simple baselines
-    python -m chesslab results bayes-matches   # bayes:3 against random, material:3, pst:3
-    python -m chesslab results mcts-matches    # mcts:300 against the classic players
-    python -m chesslab results mcts-head-to-head --a NEW.json --b OLD.json
-
-Long runs survive being stopped: ``parallel.resumable_map`` appends every finished job (a pair of
-games, a chunk of games) to a checkpoint in data/results/partial/, and a rerun of the
-same command plays only the jobs that checkpoint lacks. ``record_match`` adds a match to
-a results file, replacing a rerun of the same match.
-"""
+"""Long matches, in parallel and resumable: held-out openings, the Naive Bayes engine's
+and MCTS's matches, two networks head to head (``results match``, ``bayes-matches``,
+``mcts-matches``, ``mcts-head-to-head``)."""
 from __future__ import annotations
 
-import datetime
-import itertools
-import platform
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import chess
-from tqdm.auto import tqdm
 
-from chesslab.matches.match import OPENINGS, MatchResult, match
+from chesslab.base.files import file_tag, read_json
+from chesslab.base.parallel import parallel_map, resumable_map
 from chesslab.board.game import play_game
 from chesslab.board.rules import points
-from chesslab.training.pretraining import shipped_game_split
-from chesslab.datasets.positions import Dataset
-from chesslab.evaluators.registry import EVALUATORS, load_evaluator
-from chesslab.base.files import RESULTS_DIR, file_tag, read_json, write_json_atomic
 from chesslab.datasets.records import DEFAULT_GAMES, read_games
-from chesslab.search.mcts import DEFAULT_MODEL
-from chesslab.training.measure import SEARCH_SAMPLE, search_metrics
-from chesslab.base.parallel import parallel_map, resumable_map
-from chesslab.matches.players import is_available, make_player, model_file
 from chesslab.evaluators.policy_value import load_policy_value
-from chesslab.training.recipe import RECIPE_STEPS
-from chesslab.search.searcher import search
-from chesslab.matches.tournament import round_robin
-from chesslab.training.pipeline import SHIPPED, evaluator_for, load, split, train_net
-
-#: Positions for the depth-cost measurement: an opening, a middlegame, an endgame.
-DEPTH_COST_POSITIONS = {
-    "start": chess.STARTING_FEN,
-    "Giuoco Piano 8...d5": "r1bqk2r/ppp2ppp/2n2n2/3p4/2BPP3/5N2/PP1N1PPP/R2QK2R w KQkq - 0 9",
-    "rook endgame": "8/5pk1/6p1/8/3R4/6P1/r4PK1/8 w - - 0 1",
-}
-#: Players of the default tournament: random, every evaluator of the registry at depth 2
-#: (learned ones when their model files exist) and MCTS.
-TOURNAMENT_PLAYERS = ("random", *(f"{name}:2" for name in EVALUATORS), "mcts:100")
+from chesslab.experiments.store import (checkpoint_path, read_record, record_match,
+                                        result_path, run_checkpointed, stamp)
+from chesslab.matches.match import OPENINGS, MatchResult, match
+from chesslab.matches.players import make_player, model_file
+from chesslab.search.mcts import DEFAULT_MODEL
+from chesslab.training.pipeline import load, split
+from chesslab.training.pretraining import shipped_game_split
 
 
-def _stamp() -> dict:
-    return {"date": datetime.date.today().isoformat(), "python": platform.python_version(),
-            "machine": platform.machine()}
-
-
-def measure_depth_cost(depths=(1, 2, 3, 4), algorithms=("minimax", "alphabeta", "full"),
-                       positions=None, evaluator="material", progress=True) -> dict:
-    """Nodes and seconds of each algorithm at each depth, summed over a few positions.
-
-    The thesis warns that the depth limit drives decision time: minimax's cost grows
-    like (moves per position) ** depth; alpha-beta's roughly like its square root.
-    """
-    positions = dict(positions or DEPTH_COST_POSITIONS)
-    ev = load_evaluator(evaluator)
-    rows = []
-    jobs = list(itertools.product(algorithms, depths))
-    for algorithm, depth in tqdm(jobs, desc="depth cost", disable=not progress):
-        nodes, seconds, scores = 0, 0.0, []
-        for fen in positions.values():
-            start = time.perf_counter()
-            result = search(chess.Board(fen), ev, depth=depth, algorithm=algorithm)
-            seconds += time.perf_counter() - start
-            nodes += result.nodes
-            scores.append(result.score)
-        rows.append({"algorithm": algorithm, "depth": depth, "nodes": nodes,
-                     "seconds": round(seconds, 4), "scores": scores})
-    return {"what": "search cost vs depth, summed over the positions", "evaluator": evaluator,
-            "positions": positions, "rows": rows, **_stamp()}
-
-
-def run_tournament(players=TOURNAMENT_PLAYERS, games: int = 4, seed: int = 0,
-                   max_plies: int = 300, progress=True) -> dict:
-    """A round robin: every pair plays ``games`` games (colours alternate)."""
-    players = [p for p in players if is_available(p)]
-    table = round_robin(players, games=games, seed=seed, max_plies=max_plies,
-                        progress=progress)
-    return {**table, **_stamp()}
-
-
-def score_matrix(tournament: dict):
-    """(players, matrix) where matrix[i][j] is player i's score against j (None on the diagonal)."""
-    players = tournament["players"]
-    index = {p: i for i, p in enumerate(players)}
-    matrix = [[None] * len(players) for _ in players]
-    for key, r in tournament["pairs"].items():
-        a, b = key.split(" vs ")
-        n = r["wins"] + r["draws"] + r["losses"]
-        if not n:
-            continue
-        score = (r["wins"] + 0.5 * r["draws"]) / n
-        matrix[index[a]][index[b]] = score
-        matrix[index[b]][index[a]] = 1 - score
-    return players, matrix
-
-
-#: The nets the recipe ablation trains by default (``results recipe``).
-RECIPE_NETS = ("ann", "nnue")
-
-
-def measure_recipe(names=RECIPE_NETS, dataset: Dataset | None = None,
-                   sample: int = SEARCH_SAMPLE, progress: bool = True) -> dict:
-    """Train each net once per recipe step (cumulative) and measure it as a search
-    uses it (``search_metrics`` at depth 1 on the test split): what each step buys.
-
-    Nets that only read the side to move's view (nnue, linear) start at that step.
-    """
-    dataset = dataset if dataset is not None else load()
-    splits = split(dataset)
-    cache, rows = {}, []
-    for name in names:
-        settings = dict(perspective="white", target="tanh", quiet=False, flip=False,
-                        extra_plies=False, leaves=False)
-        for label, change in RECIPE_STEPS:
-            settings.update(change)
-            only = EVALUATORS[name].perspective
-            if only is not None and settings["perspective"] != only:
-                continue
-            config = replace(SHIPPED[name], **settings, mirror=False)
-            result = train_net(name, dataset, config, False, splits, cache)
-            model, kind = result.model, result.kind
-            evaluator = evaluator_for(name, model, result.encoding, kind, config.perspective)
-            searched = search_metrics(evaluator, splits[2], sample=sample)
-            rows.append({"net": name, "step": label, "recipe": dict(settings),
-                         "epochs": len(result.history.epoch),
-                         "train_examples": result.train_examples,
-                         "train_seconds": round(result.seconds, 1),
-                         "static_test": result.test, "search_depth1": searched})
-            if progress:
-                s = searched["all"]
-                print(f"{name:5s} {label:26s} depth-1 MAE {s['mae_cp']:6.1f}  r "
-                      f"{s['correlation']:.3f}  sign {s['sign_accuracy']:.3f}  (White / "
-                      f"Black to move {searched['white_to_move']['mae_cp']:.0f} / "
-                      f"{searched['black_to_move']['mae_cp']:.0f})", flush=True)
-    return {"what": "each recipe step added to the one above; depth-1 search metrics on "
-                    f"{sample} test positions", "rows": rows,
-            "dataset": {"positions": len(dataset), **dataset.metadata}, **_stamp()}
-
-
-def result_path(name: str) -> Path:
-    """Where the results file ``name`` lives (data/results/NAME.json)."""
-    return RESULTS_DIR / f"{name}.json"
-
-
-def checkpoint_path(name: str) -> Path:
-    """Where an unfinished run named ``name`` keeps its finished jobs."""
-    return RESULTS_DIR / "partial" / f"{name}.jsonl"
-
-
-# ---------------------------------------------------------------- resumable runs
-def run_checkpointed(name: str, function, jobs, workers=1, progress=True) -> list:
-    """``resumable_map`` with the checkpoint ``checkpoint_path(name)``, deleted once
-    every job is done."""
-    checkpoint = checkpoint_path(name)
-    results = resumable_map(function, jobs, checkpoint, workers, progress)
-    checkpoint.unlink(missing_ok=True)
-    return results
-
-
-#: What makes two entries of matches.json the same match (a rerun replaces it).
-MATCH_KEY = ("a", "b", "a_model", "b_model", "games", "seed")
-
-
-def record_match(entry: dict, path=None, key=MATCH_KEY) -> None:
-    """Add ``entry`` to the "matches" of a results file (default matches.json), replacing
-    one with the same values at ``key`` (a rerun, not a second result); whatever else
-    the file holds is kept."""
-    path = Path(path or result_path("matches"))
-    doc = read_json(path, "results file") if path.exists() else {"matches": []}
-    doc["matches"] = [m for m in doc["matches"]
-                      if tuple(m.get(k) for k in key) != tuple(entry.get(k) for k in key)]
-    doc["matches"].append(entry)
-    write_json_atomic(path, doc, indent=1)
-
-
-# ---------------------------------------------------------------- long matches, in parallel
 def held_out_openings(count: int, plies: int = 8, seed: int = 0,
                       balanced_cp: int = 80) -> list[str]:
     """The first ``plies`` moves (UCI) of games whose positions no network trained on
@@ -247,8 +75,8 @@ def _tally(spec_a, spec_b, pairs) -> MatchResult:
     """Player a's wins, draws and losses over pairs of games."""
     result = MatchResult(spec_a, spec_b)
     for pair in pairs:
-        for _, points in pair:
-            result.add(points)
+        for _, got in pair:
+            result.add(got)
     return result
 
 
@@ -275,17 +103,13 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
         for text, _ in pair:
             ending = _termination(text)
             endings[ending] = endings.get(ending, 0) + 1
-    low, high = result.score_interval()
-    return {"a": spec_a, "b": spec_b, "a_model": _model_tag(spec_a),
-            "b_model": _model_tag(spec_b), "games": result.n, "wins": result.wins,
-            "draws": result.draws, "losses": result.losses, "score": result.score,
-            "interval95": [low, high], "elo": _finite(result.elo),
-            "elo_error": _finite(result.elo_error), "endings": endings,
+    return {**result.record(), "a_model": _model_tag(spec_a), "b_model": _model_tag(spec_b),
+            "endings": endings,
             "openings": f"first 8 plies of {len(openings)} test-split games (Stockfish "
                         f"within 80 cp of equal after them), each with both colours",
             "max_plies": max_plies, "resign_cp": resign_cp, "seed": seed,
-            "workers": workers, "seconds": round(seconds, 1), "summary": result.summary(),
-            "pgn": [text for pair in pairs for text, _ in pair], **_stamp()}
+            "workers": workers, "seconds": round(seconds, 1),
+            "pgn": [text for pair in pairs for text, _ in pair], **stamp()}
 
 
 def record_long_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2,
@@ -307,10 +131,6 @@ def _model_tag(spec: str) -> str | None:
     return file_tag(path) if path is not None and path.exists() else None
 
 
-def _finite(x):
-    return x if x == x and abs(x) != float("inf") else None
-
-
 def match_name(spec_a: str, spec_b: str, games: int, seed: int) -> str:
     """The checkpoint name of a match (players, models, games and seed, so a retrained
     model never resumes an old match)."""
@@ -318,7 +138,6 @@ def match_name(spec_a: str, spec_b: str, games: int, seed: int) -> str:
     return f"{spec_a}_vs_{spec_b}_{games}g_seed{seed}_{tags}".replace(":", "-").replace("/", "-")
 
 
-# ---------------------------------------------------------------- the Naive Bayes engine's matches
 def _play_chunk(job) -> dict:
     """``size`` games of player vs opponent from two of the arena's openings (chunk
     ``index`` uses openings 2 index and 2 index + 1, seed ``index``)."""
@@ -335,19 +154,14 @@ def _play_chunk(job) -> dict:
             "seconds": round(time.perf_counter() - start, 1), "games": games}
 
 
-def _chunks_summary(player: str, chunks: dict) -> dict:
-    """Totals over finished chunks, with the arena's score interval and Elo."""
-    total = MatchResult(player, "")
+def _chunks_summary(player: str, opponent: str, chunks: dict) -> dict:
+    """The match record of the finished chunks together."""
+    total = MatchResult(player, opponent)
     for chunk in chunks.values():
         total.wins += chunk["wins"]
         total.draws += chunk["draws"]
         total.losses += chunk["losses"]
-    finite = lambda x: round(x, 1) if _finite(x) is not None else None  # noqa: E731
-    low, high = total.score_interval()
-    return {"games": total.n, "wins": total.wins, "draws": total.draws,
-            "losses": total.losses, "score": round(total.score, 4),
-            "score_95": [round(low, 4), round(high, 4)], "elo": finite(total.elo),
-            "elo_error": finite(total.elo_error)}
+    return total.record()
 
 
 def bayes_matches(player: str = "bayes:3", opponents=("random", "material:3", "pst:3"),
@@ -367,12 +181,11 @@ def bayes_matches(player: str = "bayes:3", opponents=("random", "material:3", "p
     matches = {}
     for (_, opponent, index, _, _), chunk_result in zip(jobs, results):
         matches.setdefault(opponent, {"chunks": {}})["chunks"][str(index)] = chunk_result
-    for entry in matches.values():
-        entry["summary"] = _chunks_summary(player, entry["chunks"])
+    for opponent, entry in matches.items():
+        entry["summary"] = _chunks_summary(player, opponent, entry["chunks"])
     return {"player": player, "chunk": chunk, "max_plies": max_plies, "matches": matches}
 
 
-# ---------------------------------------------------------------- MCTS
 def _play_mcts_match(job) -> dict:
     """One pairing of mcts-matches: ``arena.match`` with the player's move times."""
     spec, opponent, games, max_plies, seed, network, tag = job
@@ -389,16 +202,14 @@ def _play_mcts_match(job) -> dict:
     player.choose_move = timed
     start = time.perf_counter()
     res = match(player, opponent, games=games, seed=seed, max_plies=max_plies, progress=False)
-    return {"player": spec, "opponent": opponent, "network": tag, "games": games,
-            "max_plies": max_plies, "wins": res.wins, "draws": res.draws,
-            "losses": res.losses, "score": res.score, "summary": res.summary(),
+    return {**res.record(), "a": spec, "b": opponent, "network": tag, "max_plies": max_plies,
             "mean_move_seconds": sum(move_times) / max(len(move_times), 1),
             "terminations": [g.headers.get("Termination") for g in res.games],
             "seconds": round(time.perf_counter() - start, 1)}
 
 
 #: What makes two entries of mcts_matches.json the same pairing.
-MCTS_MATCH_KEY = ("player", "opponent", "games", "max_plies", "network")
+MCTS_MATCH_KEY = ("a", "b", "games", "max_plies", "network")
 
 
 def mcts_matches(player: str = "mcts:300", opponents=("random", "material:2", "pst:3"),
@@ -414,7 +225,7 @@ def mcts_matches(player: str = "mcts:300", opponents=("random", "material:2", "p
     path = Path(path or result_path("mcts_matches"))
     tag = file_tag(network or DEFAULT_MODEL, 16)
     played = read_json(path, "results file")["matches"] if path.exists() else []
-    done = {tuple(m.get(k) for k in MCTS_MATCH_KEY) for m in played}
+    done = {tuple(read_record(m).get(k) for k in MCTS_MATCH_KEY) for m in played}
     jobs = [(player, opponent, games, max_plies, seed, network and str(network), tag)
             for opponent in opponents
             if (player, opponent, games, max_plies, tag) not in done]
@@ -470,12 +281,9 @@ def mcts_head_to_head(a, b, simulations: int = 300, games: int = 64, max_plies: 
     pairs = run_checkpointed(f"head_to_head_{tags[a]}_{tags[b]}_{simulations}_{games}g_"
                              f"{max_plies}_seed{seed}", _play_pair, jobs, workers, progress)
     res = _tally(f"{Path(a).name} {spec}", f"{Path(b).name} {spec}", pairs)
-    low, high = res.score_interval()
-    return {**self_play_iterations(a), "a": Path(a).name, "b": Path(b).name,
+    return {**self_play_iterations(a), **res.record(), "a": Path(a).name, "b": Path(b).name,
             "a_network": tags[a], "b_network": tags[b], "simulations": simulations,
-            "games": res.n, "max_plies": max_plies, "seed": seed, "wins": res.wins,
-            "draws": res.draws, "losses": res.losses, "score": round(res.score, 4),
-            "ci95": [round(low, 3), round(high, 3)], "summary": res.summary(),
+            "max_plies": max_plies, "seed": seed,
             "terminations": [_termination(text) for pair in pairs for text, _ in pair],
             "seconds": round(time.perf_counter() - start, 1)}
 
