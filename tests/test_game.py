@@ -207,3 +207,17 @@ def test_claimable_draws_are_left_out_on_request_and_known_with_moves_left():
     assert drawn_with_moves_left(board) and not drawn_with_moves_left(chess.Board())
     mated = chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")
     assert outcome(mated, claim_draws=False).winner == chess.WHITE
+
+
+def test_a_result_is_points_a_winner_and_back():
+    from chesslab.board.rules import RESULTS, points, result_for, result_of, winner_of
+    for result in RESULTS:
+        assert result_of(winner_of(result)) == result
+        assert points(result, chess.WHITE) + points(result, chess.BLACK) == 1
+        assert result_for(result, chess.WHITE) == 2 * points(result, chess.WHITE) - 1
+    assert points("0-1", chess.BLACK) == 1 and points("1/2-1/2") == 0.5
+    for bad in ("*", "1-1", None):
+        with pytest.raises(ValueError, match="1-0, 1/2-1/2, 0-1"):
+            points(bad)
+        with pytest.raises(ValueError, match="result must be one of"):
+            winner_of(bad)

@@ -33,7 +33,7 @@ import chess
 from chesslab.board.scores import PIECE_VALUES, material_balance
 
 __all__ = ["outcome", "drawn_with_moves_left", "draw_by_rule", "Repetitions", "TERMINATION", "MOVE_CAP",
-           "adjudicate_draw", "adjudicate_material", "resign_verdict", "result_for", "points", "result_of", "RESULTS",
+           "adjudicate_draw", "adjudicate_material", "resign_verdict", "result_for", "points", "result_of", "winner_of", "RESULTS",
            "check_max_plies"]
 
 
@@ -183,6 +183,13 @@ def points(result: str, color: chess.Color = chess.WHITE) -> float:
 def result_of(winner: chess.Color | None) -> str:
     """The result string of a game won by ``winner`` (None: a draw)."""
     return {chess.WHITE: "1-0", chess.BLACK: "0-1", None: "1/2-1/2"}[winner]
+
+
+def winner_of(result: str) -> chess.Color | None:
+    """Who won a game with this result (None: a draw); a clear error for anything else."""
+    if result not in RESULTS:
+        raise ValueError(f"result must be one of {', '.join(RESULTS)}, got {result!r}")
+    return None if result == "1/2-1/2" else result == "1-0"
 
 
 def check_max_plies(max_plies, least: int = 1) -> None:

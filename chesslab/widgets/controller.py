@@ -21,7 +21,7 @@ import chess.pgn
 import chess.svg
 
 from chesslab.board.encoding import as_board
-from chesslab.board.rules import TERMINATION, outcome
+from chesslab.board.rules import TERMINATION, outcome, result_of, winner_of
 from chesslab.matches.players import is_available, make_player, model_file
 from chesslab.board.scores import format_score
 
@@ -109,10 +109,6 @@ class GameOver:
             return f"Draw by {self.reason} ({self.result})"
         side = "White" if self.winner == chess.WHITE else "Black"
         return f"{self.reason.capitalize()}: {side} wins ({self.result})"
-
-
-def _winner_result(winner: chess.Color | None) -> str:
-    return {chess.WHITE: "1-0", chess.BLACK: "0-1", None: "1/2-1/2"}[winner]
 
 
 def game_over(board: chess.Board) -> GameOver | None:
@@ -277,16 +273,13 @@ class GameController:
     def resign(self, color: chess.Color | None = None) -> GameOver:
         """``color`` (default: the side to move) gives up."""
         color = self.board.turn if color is None else color
-        self.ended = GameOver(_winner_result(not color), "resignation", not color)
+        self.ended = GameOver(result_of(not color), "resignation", not color)
         self._deselect()
         return self.ended
 
     def adjudicate(self, result: str, reason: str = "adjudication") -> GameOver:
         """End the game by decision (an arbiter, a move limit, an engine verdict)."""
-        winners = {"1-0": chess.WHITE, "0-1": chess.BLACK, "1/2-1/2": None}
-        if result not in winners:
-            raise ValueError(f"result must be one of {', '.join(winners)}, got {result!r}")
-        self.ended = GameOver(result, reason, winners[result])
+        self.ended = GameOver(result, reason, winner_of(result))
         self._deselect()
         return self.ended
 
