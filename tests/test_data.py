@@ -171,3 +171,17 @@ def test_extend_adds_every_ply_of_the_training_games_only(tmp_path):
     del arrays["depth"]
     np.savez(tmp_path / "old.npz", **arrays)
     assert (data.load_dataset(tmp_path / "old.npz").depth == 3).all()
+
+
+def test_concat_keeps_every_row_and_a_longer_fen_whole():
+    short = data.make_dataset([dict(fen="8/8/8/8/8/8/8/K6k w - - 0 1", cp=1, wdl=(0, 1000, 0),
+                                    source="random", game_id=-1, ply=0, result="*",
+                                    sampled_by_rule=False)], {"depth": 10})
+    long_fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 10 100"
+    extra = data.make_dataset([dict(fen=long_fen, cp=-5, wdl=(0, 0, 1000), source="leaf",
+                                    game_id=3, ply=7, result="1-0", sampled_by_rule=False)],
+                              {"depth": 8})
+    both = short.concat(extra)
+    assert list(both.fen) == [short.fen[0], long_fen] and list(both.cp) == [1, -5]
+    assert list(both.depth) == [10, 8] and both.cp.dtype == short.cp.dtype
+    assert both.metadata == {"depth": 10} and short.concat(extra, {"x": 1}).metadata == {"x": 1}

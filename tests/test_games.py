@@ -1,8 +1,10 @@
 """Game records: the chapter's sampling rule, reading PGN (plain or gzipped, cut or
 damaged files refused by name), and Stockfish self-play games."""
 import gzip
+import io
 
 import chess
+import chess.pgn
 import pytest
 
 from chesslab.datasets import records as games
@@ -130,3 +132,13 @@ def test_missing_stockfish_says_how_to_install(monkeypatch, tmp_path):
     monkeypatch.setenv("CHESSLAB_STOCKFISH", str(tmp_path / "no-such-stockfish"))
     with pytest.raises(FileNotFoundError, match="CHESSLAB_STOCKFISH"):
         games.generate_games(1, tmp_path / "g.pgn")
+
+
+def test_walk_gives_each_position_with_the_move_played_from_it():
+    game = chess.pgn.read_game(io.StringIO("1. e4 e5 2. Nf3 *"))
+    steps = [(ply, board.fen(), move and move.uci()) for ply, board, move in games.walk(game)]
+    assert [s[0] for s in steps] == [0, 1, 2, 3] and [s[2] for s in steps] == [
+        "e2e4", "e7e5", "g1f3", None]
+    assert steps[0][1] == chess.STARTING_FEN and steps[3][1].startswith("rnbqkbnr/pppp1ppp/8/4p3")
+    assert [p for _, p, _ in games.game_positions(game)] == [3]     # the last, by the rule
+    assert [p for _, p, _ in games.game_positions(game, every=2)] == [2, 3]

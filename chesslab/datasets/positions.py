@@ -143,6 +143,17 @@ class Dataset:
         return Dataset(**{c: getattr(self, c)[index] for c in self.COLUMNS},
                        metadata=dict(self.metadata))
 
+    def concat(self, other: "Dataset", metadata: dict | None = None) -> "Dataset":
+        """This dataset's rows, then ``other``'s (with ``metadata``, default this one's).
+
+        Numbers keep this dataset's types; text columns widen to fit the longer of the
+        two (a FEN longer than any stored so far is kept whole)."""
+        def join(a, b):
+            both = np.concatenate([a, np.asarray(b)])
+            return both if a.dtype.kind in "US" else both.astype(a.dtype)
+        return Dataset(**{c: join(getattr(self, c), getattr(other, c)) for c in self.COLUMNS},
+                       metadata=dict(self.metadata if metadata is None else metadata))
+
     def boards(self) -> list[chess.Board]:
         return boards_from_fens(self.fen)
 
@@ -313,14 +324,11 @@ def extend_with_game_plies(dataset: Dataset, pgn_path=DEFAULT_GAMES, depth: int 
     cp, wdl = label_fens([r["fen"] for r in rows], depth, workers, progress, cache)
     for r, c, w in zip(rows, cp, wdl):
         r["cp"], r["wdl"] = c, w
-    extra = make_dataset(rows)
+    extra = make_dataset(rows, {"depth": depth})
     metadata = dict(dataset.metadata, extra_plies={
         "depth": depth, "positions": len(rows), "pgn": Path(pgn_path).name,
         "games": f"every ply of the training part's games (split seed {seed})"})
-    return Dataset(**{c: np.concatenate([getattr(dataset, c), getattr(extra, c)])
-                      if c != "depth" else np.concatenate(
-                          [dataset.depth, np.full(len(extra), depth, np.int8)])
-                      for c in Dataset.COLUMNS}, metadata=metadata)
+    return dataset.concat(extra, metadata)
 
 
 # ---------------------------------------------------------------- summary

@@ -47,21 +47,28 @@ def sample_plies(n_plies: int) -> list[int]:
     return plies
 
 
+def walk(game: chess.pgn.Game):
+    """Each position of a game's main line, in order: ``(ply, board, move)`` where
+    ``move`` is the move played from it (None after the last). ``board`` is one board
+    moved on after each step: copy it to keep a position."""
+    board = game.board()
+    ply = 0
+    for move in game.mainline_moves():
+        yield ply, board, move
+        board.push(move)
+        ply += 1
+    yield ply, board, None
+
+
 def game_positions(game: chess.pgn.Game, every: int | None = None):
     """Positions of one game as ``(fen, ply, sampled_by_rule)``.
 
     Always the chapter's sample (:func:`sample_plies`); with ``every=k`` also every
     k-th ply, to get more positions per game for the evaluator dataset.
     """
-    moves = list(game.mainline_moves())
-    rule = set(sample_plies(len(moves)))
-    board = game.board()
-    out = [(board.fen(), 0, True)] if 0 in rule else []
-    for ply, move in enumerate(moves, start=1):
-        board.push(move)
-        if ply in rule or (every and ply % every == 0):
-            out.append((board.fen(), ply, ply in rule))
-    return out
+    rule = set(sample_plies(game.end().ply() - game.board().ply()))
+    return [(board.fen(), ply, ply in rule) for ply, board, _ in walk(game)
+            if ply in rule or (every and ply and ply % every == 0)]
 
 
 def _open_text(path: Path):

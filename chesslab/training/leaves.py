@@ -83,18 +83,12 @@ def with_leaves(dataset: Dataset, fens, root_rows, cp, wdl, depth: int) -> Datas
         raise ValueError(f"leaves, their roots and their labels differ in number: {n} "
                          f"fens, {len(root_rows)} roots, {len(cp)} cp, {len(wdl)} wdl")
 
-    def grow(column, extra):
-        return np.concatenate([column, np.asarray(extra, dtype=column.dtype)])
-
-    return Dataset(fen=grow(dataset.fen, fens), cp=grow(dataset.cp, cp),
-                   wdl=grow(dataset.wdl, np.asarray(wdl).reshape(n, 3)),
-                   source=grow(dataset.source, ["leaf"] * n),
-                   game_id=grow(dataset.game_id, dataset.game_id[root_rows]),
-                   ply=grow(dataset.ply, dataset.ply[root_rows]),
-                   result=grow(dataset.result, dataset.result[root_rows]),
-                   sampled_by_rule=grow(dataset.sampled_by_rule, np.zeros(n, bool)),
-                   depth=grow(dataset.depth, np.full(n, depth)),
-                   metadata=dict(dataset.metadata))
+    leaves = Dataset(fen=np.asarray(fens, dtype=str), cp=np.asarray(cp),
+                     wdl=np.asarray(wdl).reshape(n, 3), source=np.full(n, "leaf"),
+                     game_id=dataset.game_id[root_rows], ply=dataset.ply[root_rows],
+                     result=dataset.result[root_rows], sampled_by_rule=np.zeros(n, bool),
+                     depth=np.full(n, depth))
+    return dataset.concat(leaves)
 
 
 def _model_tag(name):

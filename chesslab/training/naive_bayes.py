@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from chesslab.datasets.positions import split_by_game
-from chesslab.datasets.records import DEFAULT_GAMES, read_games, sample_plies
+from chesslab.datasets.records import DEFAULT_GAMES, read_games, sample_plies, walk
 from chesslab.evaluators.bayes import CLASSES, MODEL_PATH, GaussianNB, save_bayes
 from chesslab.evaluators.features import StandardScaler, features_batch
 
@@ -31,12 +31,9 @@ def sampled_positions(games):
         result = game.headers.get("Result", "*")
         if result not in CLASSES:
             continue
-        moves = list(game.mainline_moves())
-        keep = set(sample_plies(len(moves)))
-        board = game.board()
-        for ply, move in enumerate(moves, start=1):
-            board.push(move)
-            if ply in keep:
+        keep = set(sample_plies(game.end().ply() - game.board().ply()))
+        for ply, board, _ in walk(game):
+            if ply in keep and ply > 0:
                 boards.append(board.copy(stack=False))
                 labels.append(result)
                 game_ids.append(gid)

@@ -19,8 +19,8 @@ import numpy as np
 
 from chesslab.datasets.positions import DEFAULT_DATASET, load_dataset, position_key
 from chesslab.board.encoding import move_to_index, planes9_batch
-from chesslab.board.rules import result_for
-from chesslab.datasets.records import DEFAULT_GAMES, read_games
+from chesslab.board.rules import RESULTS, result_for
+from chesslab.datasets.records import DEFAULT_GAMES, read_games, walk
 from chesslab.nn import Adam
 from chesslab.evaluators.policy_value import (PolicyValueNet, load_policy_value, policy_targets,
                            save_policy_value, train_epochs)
@@ -57,10 +57,11 @@ def game_samples(games, every: int = 1, labels=None, scale: float = 400.0,
     rows = []
     for game in games:
         result = game.headers.get("Result", "*")
-        if result not in ("1-0", "0-1", "1/2-1/2"):
+        if result not in RESULTS:
             continue
-        board = game.board()
-        for ply, move in enumerate(game.mainline_moves()):
+        for ply, board, move in walk(game):
+            if move is None:
+                break
             cp = labels.get(position_key(board.fen())) if labels else None
             if ply % every == 0 and (cp is not None or not labelled_only):
                 legal = [move_to_index(m) for m in board.generate_legal_moves()]
@@ -71,7 +72,6 @@ def game_samples(games, every: int = 1, labels=None, scale: float = 400.0,
                 z = (result_for(result, board.turn) if cp is None
                      else math.tanh((cp if white else -cp) / scale))
                 rows.append({"fen": board.fen(), "legal": legal, "pi": pi, "z": z})
-            board.push(move)
     return rows
 
 
