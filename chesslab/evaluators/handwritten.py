@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import chess
 
+from chesslab.board.moves import piece_changes
 from chesslab.board.scores import PIECE_VALUES, checkmate_score, material_balance
 from chesslab.evaluators.base import Evaluator, need_board
 
@@ -118,7 +119,16 @@ PST = {(color, pt): _table(text, color) for color in chess.COLORS
        for pt, text in _PST_ROWS.items()}
 KING_ENDGAME_PST = {color: _table(_KING_ENDGAME_ROWS, color) for color in chess.COLORS}
 #: Non-pawn material (both sides) at the start: phase 1 = opening, 0 = bare endgame.
-_FULL_PHASE = 2 * (2 * 300 + 2 * 300 + 2 * 500 + 900)
+_FULL_PHASE = 2 * sum(PIECE_VALUES[piece] * count for piece, count in (
+    (chess.KNIGHT, 2), (chess.BISHOP, 2), (chess.ROOK, 2), (chess.QUEEN, 1)))
+#: What a piece on a square adds to the White-view sum that a search updates move by
+#: move (value + table, negative for Black; kings 0: they are scored at the leaf), and
+#: what it adds to the material that sets the game phase (pieces but pawns and kings).
+_SIGNED = {(color, piece): [(1 if color else -1) * (PIECE_VALUES[piece] + bonus)
+                            if piece != chess.KING else 0 for bonus in PST[color, piece]]
+           for color in chess.COLORS for piece in chess.PIECE_TYPES}
+_PHASE_VALUE = {piece: 0 if piece in (chess.PAWN, chess.KING) else PIECE_VALUES[piece]
+                for piece in chess.PIECE_TYPES}
 
 
 class PSTEvaluator(Evaluator):
@@ -180,40 +190,13 @@ class PSTEvaluator(Evaluator):
     def push(self, board: chess.Board, move: chess.Move) -> None:
         """Before ``board.push(move)``: the sums after the move."""
         score, material = self._stack[-1]
-        if move:  # the null move changes nothing
-            us = board.turn
-            sign = 1 if us == chess.WHITE else -1
-            piece = board.piece_type_at(move.from_square)
-            if piece == chess.KING and board.is_castling(move):
-                # The king is scored at the leaf; the rook moves from the corner.
-                rank = chess.square_rank(move.from_square)
-                kingside = board.is_kingside_castling(move)
-                rook_from = chess.square(7 if kingside else 0, rank)
-                if board.piece_type_at(move.to_square) == chess.ROOK \
-                        and board.color_at(move.to_square) == us:
-                    rook_from = move.to_square  # king-takes-rook notation
-                rook_to = chess.square(5 if kingside else 3, rank)
-                table = PST[us, chess.ROOK]
-                score += sign * (table[rook_to] - table[rook_from])
-            else:
-                if piece != chess.KING:
-                    score -= sign * (PIECE_VALUES[piece] + PST[us, piece][move.from_square])
-                placed = move.promotion or piece
-                if placed != chess.KING:
-                    score += sign * (PIECE_VALUES[placed] + PST[us, placed][move.to_square])
-                if move.promotion:
-                    material += PIECE_VALUES[move.promotion]
-                them = not us
-                if board.is_en_passant(move):
-                    square = move.to_square + (-8 if us == chess.WHITE else 8)
-                    score += sign * (PIECE_VALUES[chess.PAWN] + PST[them, chess.PAWN][square])
-                else:
-                    captured = board.piece_type_at(move.to_square)
-                    if captured:
-                        score += sign * (PIECE_VALUES[captured]
-                                         + PST[them, captured][move.to_square])
-                        if captured != chess.PAWN:
-                            material -= PIECE_VALUES[captured]
+        added, removed = piece_changes(board, move)
+        for color, piece, square in added:
+            score += _SIGNED[color, piece][square]
+            material += _PHASE_VALUE[piece]
+        for color, piece, square in removed:
+            score -= _SIGNED[color, piece][square]
+            material -= _PHASE_VALUE[piece]
         self._stack.append((score, material))
 
     def pop(self) -> None:

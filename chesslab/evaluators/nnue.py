@@ -18,6 +18,8 @@ from __future__ import annotations
 
 
 import chess
+
+from chesslab.board.moves import piece_changes
 import numpy as np
 
 from chesslab.board.encoding import N_PIECE_SQUARES, piece_square_feature
@@ -40,38 +42,12 @@ def absolute_index(color: chess.Color, piece_type: chess.PieceType, square: ches
 
 
 def move_changes(board: chess.Board, move: chess.Move):
-    """(added, removed): the (colour, piece, square) rows ``move`` adds and removes.
-
-    ``board`` is the position before the move. Handles captures, en passant, promotion
-    and castling (standard ``e1g1`` and king-takes-rook notation); the null move
-    changes nothing.
-    """
-    if not move:
-        return (), ()
-    us, them = board.turn, not board.turn
-    piece = board.piece_type_at(move.from_square)
-    removed = [absolute_index(us, piece, move.from_square)]
-    if piece == chess.KING and board.is_castling(move):
-        rank = chess.square_rank(move.from_square)
-        kingside = board.is_kingside_castling(move)
-        if board.piece_type_at(move.to_square) == chess.ROOK and board.color_at(move.to_square) == us:
-            rook_from = move.to_square                       # king-takes-rook notation
-        else:
-            rook_from = chess.square(7 if kingside else 0, rank)
-        king_to = chess.square(6 if kingside else 2, rank)
-        rook_to = chess.square(5 if kingside else 3, rank)
-        removed.append(absolute_index(us, chess.ROOK, rook_from))
-        return ((absolute_index(us, chess.KING, king_to),
-                 absolute_index(us, chess.ROOK, rook_to)), removed)
-    added = (absolute_index(us, move.promotion or piece, move.to_square),)
-    if piece == chess.PAWN and board.is_en_passant(move):
-        captured_square = move.to_square + (-8 if us == chess.WHITE else 8)
-        removed.append(absolute_index(them, chess.PAWN, captured_square))
-    else:
-        captured = board.piece_type_at(move.to_square)
-        if captured:
-            removed.append(absolute_index(them, captured, move.to_square))
-    return added, removed
+    """(added, removed): the input rows ``move`` switches on and off
+    (``chesslab.board.moves.piece_changes`` as ``absolute_index`` rows); ``board`` is
+    the position before the move."""
+    added, removed = piece_changes(board, move)
+    return (tuple(absolute_index(*change) for change in added),
+            tuple(absolute_index(*change) for change in removed))
 
 
 class _SideToMoveNetwork(NetworkEvaluator):
