@@ -14,20 +14,13 @@ One negamax routine serves all three algorithms (so they agree on every rule):
   can switch it on and off; razoring is one too, off by default (it prunes the quiet
   move that mates: measured worse on tactics).
 
-The machinery around the search has modules of its own: which moves to try first
-(``chesslab.search.ordering``: MVV-LVA, killers, history, static exchange evaluation), what is
-known about positions already searched (``chesslab.search.transposition``) and when to stop
-(``chesslab.search.clock``).
-
-Scores inside are "negamax" scores (good for the side to move); ``SearchResult.score``
-is converted to centipawns from White's point of view, like the evaluators. A mate
-found at ``ply`` half-moves from the root scores ``MATE - ply``, so faster mates score
-higher. Mate is detected where it is cheap: a node with no legal moves (the search
-generates the moves anyway), and in quiescence only when the side to move is in check
-(with check extensions on, quiescence then searches every evasion instead of standing
-pat).
-Repetitions inside the search (and of the game's earlier positions), the 50-move rule
-and insufficient material score as draws (0): ``chesslab.board.rules.Repetitions``.
+Move order, the transposition table and the clock have modules of their own
+(``ordering``, ``transposition``, ``clock``). Scores inside are negamax scores (good for
+the side to move); ``SearchResult.score`` is centipawns from White's side. A mate at
+``ply`` half-moves scores ``MATE - ply`` (faster mates score higher); it is detected
+where it is cheap: a node with no legal moves, and in quiescence only when in check
+(which then searches every evasion instead of standing pat). Repetitions, the 50-move
+rule and insufficient material score 0 (``chesslab.board.rules.Repetitions``).
 """
 from __future__ import annotations
 
@@ -124,6 +117,7 @@ class Searcher:
         self._evaluate = (evaluator.evaluate_incremental if self.incremental
                           else evaluator.evaluate)
         self.nodes = 0
+        self._line = False      # quiet_line() records the capture line it expects
         self.tt = TranspositionTable(MATE_THRESHOLD)
         self.orderer = MoveOrderer(self.see, _MAX_PLY)
         self.clock = Clock()
@@ -168,6 +162,23 @@ class Searcher:
             if abs(best) >= MATE_THRESHOLD and MATE - abs(best) <= d:
                 break  # a mate within the searched depth: deeper cannot change it
         return self._result(root, done, rng, self.clock.seconds())
+
+    def quiet_line(self, board: chess.Board):
+        """The quiescence search alone: (score for the side to move, the captures it
+        expects to be played). Where that line ends, the position is quiet: the
+        training recipe's quiet positions are found this way."""
+        board = board.copy(stack=False)
+        self.nodes = 1
+        self.clock = Clock()
+        self._pv = [[] for _ in range(_MAX_PLY + 2)]
+        if self.incremental:
+            self.evaluator.reset(board)
+        self._line = True
+        try:
+            score = self._quiesce(board, -math.inf, math.inf, 0)
+        finally:
+            self._line = False
+        return score, list(self._pv[0])
 
     # ------------------------------------------------------------ the root
     def _iteration(self, board, depth, moves, done, ties):
@@ -381,6 +392,8 @@ class Searcher:
         that lose material (static exchange evaluation) and captures too small to
         reach alpha are skipped.
         """
+        if self._line:
+            self._pv[ply] = []
         if in_check is None:
             in_check = board.is_check()
         if in_check and self.check_extension and ply < _MAX_PLY:
@@ -403,6 +416,8 @@ class Searcher:
             self._pop(board)
             if score > best:
                 best = score
+                if self._line:
+                    self._pv[ply] = [move] + self._pv[ply + 1]
                 if score > alpha:
                     alpha = score
                     if alpha >= beta:

@@ -6,13 +6,12 @@ colour-mirrored and a-h flipped copies, and the side to move's view.
 """
 from __future__ import annotations
 
-import math
-
 import chess
 import numpy as np
 
 from chesslab.datasets.positions import Dataset
-from chesslab.board.scores import material_balance
+from chesslab.evaluators.handwritten import MaterialEvaluator
+from chesslab.search.searcher import Searcher
 from chesslab.evaluators.neural import side_to_move_view, turn_signs
 
 #: The recipe (see the module docstring), every switch on: the shipped models' settings,
@@ -33,38 +32,23 @@ RECIPE_STEPS = (
 )
 
 
-def _material_line(board, alpha, beta, plies):
-    """(score, captures) of a material-only capture search, side to move's view."""
-    stand = material_balance(board) * (1 if board.turn == chess.WHITE else -1)
-    if stand >= beta or plies == 0:
-        return stand, []
-    best, line = stand, []
-    alpha = max(alpha, stand)
-    captures = sorted(board.generate_legal_captures(), key=lambda m: -_victim_value(board, m))
-    for move in captures:
-        board.push(move)
-        score, rest = _material_line(board, -beta, -alpha, plies - 1)
-        board.pop()
-        if -score > best:
-            best, line = -score, [move] + rest
-            alpha = max(alpha, best)
-            if alpha >= beta:
-                break
-    return best, line
+_SEARCHERS = {}
 
 
-def _victim_value(board, move):
-    victim = board.piece_type_at(move.to_square) or chess.PAWN     # en passant: a pawn
-    return 10 * victim - board.piece_type_at(move.from_square)
+def _quiet_searcher():
+    """One material-only searcher per process (the recipe asks it about every position)."""
+    if "material" not in _SEARCHERS:
+        _SEARCHERS["material"] = Searcher(MaterialEvaluator())
+    return _SEARCHERS["material"]
 
 
-def quiet_leaf(board: chess.Board, max_plies: int = 8) -> chess.Board | None:
-    """Where the captures stop: the position at the end of a material quiescence
-    search's best line from ``board`` (``board`` itself when no capture gains), or None
-    when the side to move is in check there (not a quiet position)."""
+def quiet_leaf(board: chess.Board) -> chess.Board | None:
+    """Where the captures stop: the position at the end of the line the search's own
+    quiescence expects with a material evaluation (``board`` itself when no capture
+    gains), or None when the side to move is in check there (not a quiet position)."""
     if board.is_check():
         return None
-    _, line = _material_line(board.copy(stack=False), -math.inf, math.inf, max_plies)
+    _, line = _quiet_searcher().quiet_line(board)
     leaf = board.copy(stack=False)
     for move in line:
         leaf.push(move)
