@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
-import chess.svg
 import numpy as np
 
 from chesslab.board.encoding import as_board, move_to_index, planes9_batch
