@@ -1,6 +1,6 @@
 """Board -> numbers: the inputs of every network in chesslab.
 
-Four encodings, one per design the course reproduces:
+The encodings, one per design the course reproduces:
 
 * ``thesis_vector``: the thesis's 64 numbers, K=7 Q=5 B=4 N=3 R=2 P=1, negative for black.
 * ``planes14``: the tutorial's 14x8x8 planes: 12 piece planes (white P N B R Q K, then
