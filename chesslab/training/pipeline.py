@@ -65,6 +65,7 @@ from chesslab.base.files import MODELS_DIR, read_json
 from chesslab.training.measure import accuracy, evaluate_on, metrics
 from chesslab.evaluators.neural import (ENCODINGS, encode_boards, loss_for, target_kind, target_to_cp,
                        training_target)
+from chesslab.evaluators.neural import NetworkEvaluator
 from chesslab.nn import Adam, BatchNorm, save_model, train_step
 from chesslab.training.recipe import RECIPE, base_depth, network_view, training_positions
 
@@ -277,9 +278,15 @@ def fit(model, train_xy, val_xy, config: TrainConfig = None, progress: bool = Tr
 def save(model, path, encoding: str, kind: str, **info) -> Path:
     """Step 8, save the model: chesslab.nn's JSON plus a ``"chesslab"`` entry naming
     the encoding and target scaling (so ``NetworkEvaluator.from_file`` rebuilds the
-    evaluator from the file alone) and whatever ``info`` holds (history, metrics)."""
-    if encoding not in ENCODINGS:
-        raise ValueError(f"unknown encoding {encoding!r}")
+    evaluator from the file alone) and whatever ``info`` holds (history, metrics).
+
+    What the loader would refuse is refused here, before anything is written (a file
+    that cannot be loaded back is only found out later, far from the mistake): the
+    evaluator ``NetworkEvaluator.from_file`` will build is built now, by the same rules.
+    """
+    training = getattr(model, "training", False)
+    NetworkEvaluator(model, encoding, kind, perspective=info.get("perspective", "white"))
+    model.train(training)                   # building it switched the model to eval mode
     path = Path(path)
     save_model(model, path, extra={"chesslab": {"encoding": encoding, "target": kind, **info}})
     return path
