@@ -7,16 +7,11 @@ import pytest
 from chesslab.experiments import store
 from chesslab.cli import match as cli_match
 from chesslab.cli import train as cli_train
-from chesslab.__main__ import main as main_from_dunder_main
 from chesslab.cli import TRAIN_COMMANDS, build_parser, main, new_spelling
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.base.files import MODELS_DIR, file_tag, read_json, write_json_atomic
 from chesslab.matches.match import MatchResult
 from chesslab.datasets.records import DEFAULT_GAMES
-
-
-def test_python_dash_m_chesslab_runs_the_cli():
-    assert main_from_dunder_main is main
 
 
 @pytest.mark.parametrize("old, new", [
@@ -66,6 +61,31 @@ def test_a_bad_command_line_is_one_error_line(capsys):
     assert err.startswith("error: argument NAME: invalid choice: 'mlp'")
     assert len(err.strip().splitlines()) == 1 and "--help" in err
     assert main([]) == 1                                  # no command: the help
+
+
+LONG_NAME = "a" * 5000
+
+
+@pytest.mark.parametrize("argv", [
+    ["data", "info", LONG_NAME],
+    ["data", "extend", "--data", LONG_NAME],
+    ["train", "nets", "ann", "--out", LONG_NAME],
+    ["results", "mcts-head-to-head", "--a", LONG_NAME, "--b", LONG_NAME],
+    ["match", "--white", "random", "--black", "random", "--pgn", LONG_NAME],
+    ["figures", "--out", LONG_NAME],
+])
+def test_a_path_the_system_refuses_is_one_short_error_line(argv, capsys):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (f"error: cannot use the path {'a' * 60}... (5,000 characters): "
+                            f"File name too long; give a shorter path\n")
+    assert "Traceback" not in captured.out
+
+
+def test_a_folder_given_as_a_file_says_so(tmp_path, capsys):
+    assert main(["data", "info", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (f"error: cannot use the path {tmp_path}: Is a "
+                                       f"directory; give a file name inside it\n")
 
 
 @pytest.fixture

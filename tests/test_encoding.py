@@ -227,9 +227,51 @@ def test_as_board_errors():
         enc.as_board(42)
 
 
-@pytest.mark.parametrize("func", [enc.thesis_vectors, enc.planes14_batch, enc.planes9_batch])
+@pytest.mark.parametrize("func", [enc.thesis_vectors, enc.planes14_batch, enc.planes9_batch,
+                                  enc.piece_square_indices_batch])
 def test_batch_encoders_given_one_board_say_so(func):
     with pytest.raises(TypeError, match=f"{func.__name__}\\(\\) takes a list of boards, got "
                                         f"one chess.Board; pass \\[board\\]"):
         func(chess.Board())
     assert func([chess.Board()]).shape[0] == 1
+
+
+BATCH_ENCODERS = [enc.thesis_vectors, enc.planes14_batch, enc.planes9_batch,
+                  enc.piece_square_indices_batch]
+
+
+@pytest.mark.parametrize("func", BATCH_ENCODERS)
+@pytest.mark.parametrize("given, says", [
+    (None, "got NoneType None; pass e.g. [chess.Board()]"),
+    (42, "got int 42; pass e.g. [chess.Board()]"),
+    (chess.STARTING_FEN, f"got the string {chess.STARTING_FEN!r}; for a FEN pass "
+                         f"[chess.Board(fen)]"),
+    ([chess.Board(), None], "but item 1 is NoneType None; make each board with "
+                            "chess.Board() or chess.Board(fen)"),
+    ([chess.Board(), "e4"], "but item 1 is str 'e4'; make each board with"),
+])
+def test_batch_encoders_name_what_they_got_and_what_they_need(func, given, says):
+    with pytest.raises(TypeError) as info:
+        func(given)
+    assert str(info.value).startswith(f"{func.__name__}() takes a list of chess.Board, ")
+    assert says in str(info.value)
+
+
+@pytest.mark.parametrize("func", BATCH_ENCODERS)
+def test_batch_encoders_take_any_iterable_of_boards(func):
+    boards = [chess.Board(), chess.Board(KIWIPETE)]
+    np.testing.assert_array_equal(func(b for b in boards), func(boards))
+    assert func([]).shape[0] == 0
+
+
+def test_piece_square_onehot_names_bad_indices():
+    good = enc.piece_square_indices_batch([chess.Board()])
+    assert enc.piece_square_onehot(good).sum() == 2 * 32
+    with pytest.raises(TypeError, match=r"takes integer feature indices of shape \(\.\.\., 32\), "
+                                        r"got NoneType None; make them with "
+                                        r"piece_square_indices_batch\(boards\)"):
+        enc.piece_square_onehot(None)
+    with pytest.raises(TypeError, match="got an array of float64"):
+        enc.piece_square_onehot(good.astype(float))
+    with pytest.raises(ValueError, match=r"run from 0 to 767 \(768 pads\), got 0\.\.800"):
+        enc.piece_square_onehot(np.array([[0, 800]]))

@@ -66,7 +66,10 @@ def test_every_entry_says_what_it_is_and_how_to_make_it():
             assert tuple(net.input_shape) == ENCODINGS[entry.encoding][1], name
             assert entry.kind == "learned" and entry.in_table
     assert EVALUATORS["bayes"].kind == "bayes" and not EVALUATORS["bayes"].in_table
-    assert EVALUATORS["nnue"].perspective == "side_to_move"
+    nnue = load_evaluator("nnue")     # the side to move's view: a colour-mirrored position
+    assert nnue.perspective == "side_to_move"   # is the same one, seen by the other side
+    for board in BATCH_BOARDS:
+        assert nnue.evaluate(board.mirror()) == pytest.approx(-nnue.evaluate(board), abs=1e-6)
 
 
 def test_a_model_file_is_read_once_and_every_load_is_a_fresh_copy(monkeypatch):

@@ -62,9 +62,14 @@ def test_conv2d_checker_and_a_student_who_has_not_started(capsys):
 
     def stub(x, weight, bias, padding):
         raise NotImplementedError("slide the kernel over the padded board")
-    result = exercises.check_conv2d(stub, cases=5)
-    assert result.passed == 0 and "not written yet" in capsys.readouterr().out
-    np.testing.assert_equal(result.cases, 5)
+    assert not exercises.check_conv2d(stub, cases=5).ok
+    assert capsys.readouterr().out == ("conv2d: 0 of 5 cases agree; first difference: not "
+                                       "written yet (slide the kernel over the padded board)\n")
+
+    def index_error(x, weight, bias, padding):      # a crash is reported, never raised
+        return x[:, :, 99]
+    bad = exercises.check_conv2d(index_error, show=False)
+    assert bad.passed == 0 and bad.first_failure.startswith("raised IndexError: index 99")
 
 
 def test_gaussian_nb_checker():
@@ -88,7 +93,7 @@ def test_gaussian_nb_checker():
 
 
 # ---------------------------------------------------------------- written as a student would
-def planes14_by_hand(board):
+def planes14_by_hand(board, legal=True):
     planes = np.zeros((14, 8, 8))
     for square, piece in board.piece_map().items():
         offset = 0 if piece.color == chess.WHITE else 6
@@ -98,7 +103,7 @@ def planes14_by_hand(board):
         turned = board.copy(stack=False)
         if turned.turn != color:
             turned.turn, turned.ep_square = color, None
-        for move in turned.legal_moves:
+        for move in (turned.legal_moves if legal else turned.pseudo_legal_moves):
             planes[plane, 7 - chess.square_rank(move.to_square),
                    chess.square_file(move.to_square)] = 1
     return planes
@@ -118,6 +123,11 @@ def test_planes14_checker():
 def test_planes14_checker_accepts_a_hand_written_encoding():
     result = exercises.check_planes14(planes14_by_hand, show=False)
     assert result.ok, result.first_failure
+
+    def pseudo_legal(board):                   # moves that leave the king in check count
+        return planes14_by_hand(board, legal=False)
+    bad = exercises.check_planes14(pseudo_legal, show=False)
+    assert not bad.ok and bad.first_failure.startswith("plane, row, column[1")
 
 
 def test_max_pool_checker():

@@ -193,6 +193,25 @@ def test_play_names_bad_inputs():
         play_game(Scripted("w", ["e2e5"]), Scripted("b", []))
 
 
+def test_play_names_a_bad_opening():
+    random_ = make_player("random")
+    with pytest.raises(ValueError) as info:
+        play_game(random_, random_, opening="xyz")
+    assert str(info.value) == ("opening 'xyz': 'xyz' is not a move in UCI notation "
+                               "(from-square, to-square, promotion: e2e4, e7e8q)")
+    with pytest.raises(ValueError) as info:
+        play_game(random_, random_, opening="e2e4 e7e5 e2e4")
+    after = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+    assert str(info.value) == (f"opening 'e2e4 e7e5 e2e4': e2e4 is illegal in {after}; "
+                               f"each move must be legal after the ones before it")
+    with pytest.raises(TypeError, match=r"opening must be UCI moves in one string "
+                                        r"\(e.g. 'e2e4 e7e5'\), not list"):
+        play_game(random_, random_, opening=["e2e4"])
+    game = play_game(Scripted("w", []), Scripted("b", []), opening="e2e4 e7e5", max_plies=0)
+    assert [m.uci() for m in game.mainline_moves()] == ["e2e4", "e7e5"]
+    assert game.headers["Opening"] == "e2e4 e7e5"
+
+
 def test_result_for_each_side():
     assert [result_for(r, chess.WHITE) for r in ("1-0", "0-1", "1/2-1/2")] == [1, -1, 0]
     assert [result_for(r, chess.BLACK) for r in ("1-0", "0-1", "1/2-1/2")] == [-1, 1, 0]

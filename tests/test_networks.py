@@ -113,6 +113,13 @@ def test_a_network_with_nan_weights_cannot_become_an_evaluator(tmp_path):
 def test_encode_boards_wants_a_list():
     with pytest.raises(TypeError, match="takes a list of boards; for one board pass"):
         encode_boards(chess.Board(), "planes14")
+    with pytest.raises(TypeError, match=r"encode_boards\(\) takes a list of chess.Board, got "
+                                        r"NoneType None; pass e.g. \[chess.Board\(\)\]"):
+        encode_boards(None, "planes14")
+    with pytest.raises(TypeError, match="got str 'rnbqkbnr"):
+        encode_boards(chess.STARTING_FEN, "planes14")
+    with pytest.raises(TypeError, match="item 0 is NoneType None"):
+        encode_boards([None], "thesis64")
 
 
 @pytest.mark.parametrize("kind", ["tanh", "unit"])

@@ -5,7 +5,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from chesslab.base.parallel import BLAS_VARIABLES, parallel_map, resumable_map
+from chesslab.base.parallel import parallel_map, resumable_map
+
+#: Every variable a BLAS library reads its thread count from.
+BLAS_NAMES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def square(x):
@@ -13,7 +16,7 @@ def square(x):
 
 
 def blas_threads(_job):
-    return os.environ.get("OPENBLAS_NUM_THREADS")
+    return [os.environ.get(name) for name in BLAS_NAMES]
 
 
 def fails_on_three(x):
@@ -65,10 +68,11 @@ def test_a_senseless_worker_count_is_a_clear_error(workers):
 
 def test_worker_processes_get_one_blas_thread_and_ours_is_restored(monkeypatch):
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
     seen = parallel_map(blas_threads, [0, 1], 2)
-    assert seen == ["1", "1"]
-    assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
-    assert set(BLAS_VARIABLES) == {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
+    assert seen == [["1", "1", "1"]] * 2                   # every BLAS, in every worker
+    assert blas_threads(None) == ["4", "3", None]          # ours as they were, unset stays unset
 
 
 def test_resumable_map_runs_only_the_jobs_a_stopped_run_lacks(tmp_path):

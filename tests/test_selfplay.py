@@ -43,7 +43,7 @@ def test_self_play_records(net):
     assert ReplayBuffer.from_json(buf.to_json()).rows == buf.rows
 
 
-def test_endgame_starts_and_gate():
+def test_endgame_starts_and_gate(monkeypatch):
     starts = endgame_starts(6, "QR", seed=1)
     assert len(set(starts)) == 6
     for fen in starts:
@@ -57,9 +57,16 @@ def test_endgame_starts_and_gate():
     accepted, result = gate(uniform_evaluate, uniform_evaluate, starts[:2], simulations=8,
                             max_plies=10, draw_value=-1.0)
     assert result["games"] == 4 and result["score"] == 0.5 and not accepted
-    assert GATE_SCORE == 0.55
     res = mate_test(uniform_evaluate, endgame_starts(2, seed=3, level=0), 30, max_moves=3)
     assert len(res["per_start"]) == 2
+
+    def arena_scores(score):
+        monkeypatch.setattr(selfplay, "net_match", lambda *args, **kwargs: {"score": score})
+    arena_scores(GATE_SCORE)
+    assert not gate(None, None, [])[0]                 # at the threshold: the best stays
+    arena_scores(GATE_SCORE + 0.01)
+    assert gate(None, None, [])[0]                     # above it: replaced
+    assert not gate(None, None, [], threshold=0.6)[0]  # a threshold given is the one used
 
 
 def test_net_match_in_two_processes_or_threads_plays_the_same_games(net):

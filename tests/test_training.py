@@ -123,6 +123,27 @@ def test_save_load_round_trip_keeps_scores_and_history(tiny, tmp_path):
     assert history.epoch == [1, 2] and history.val_loss == result.history.val_loss
 
 
+@pytest.mark.parametrize("args, info, says", [
+    (("planes14_flat", "cp"), {},
+     "unknown target scaling 'cp'; use one of ('tanh', 'unit', 'logit', 'prob')"),
+    (("planes15", "tanh"), {}, "unknown encoding 'planes15'; use one of piece_square, "),
+    (("planes14_flat", "tanh"), {"perspective": "black"},
+     "unknown perspective 'black'; use one of white, side_to_move"),
+    (("planes14", "tanh"), {}, "the network 'ANN' takes inputs of shape (896,), but the "
+                               "encoding 'planes14' gives (14, 8, 8)"),
+])
+def test_save_refuses_what_could_not_be_loaded_and_writes_nothing(tmp_path, args, info, says):
+    path = tmp_path / "ann.json"
+    with pytest.raises(ValueError) as refused:
+        training.save(ANN.from_topology([896, 4, 1], seed=0), path, *args, **info)
+    assert str(refused.value).startswith(says)
+    assert list(tmp_path.iterdir()) == []
+    model = ANN.from_topology([896, 4, 1], seed=0).train()
+    training.save(model, path, "planes14_flat", "logit")
+    assert NetworkEvaluator.from_file(path).target == "logit"
+    assert model.training                 # saving leaves the model in the mode it was in
+
+
 def test_unknown_network_name_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown network 'mlp'"):
         training.build_net("mlp")

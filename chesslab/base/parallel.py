@@ -38,8 +38,9 @@ def one_blas_thread() -> None:
     """Run numpy's BLAS on one thread unless the user chose a thread count.
 
     Our matrices are small: on a 2-core laptop a second BLAS thread mostly fights the
-    Jupyter kernel and the AI's search for the CPU (measured: a batch-8 forward pass of
-    the conv net took 0.8 ms on one thread and 85 ms on two while the machine was busy).
+    Jupyter kernel and the AI's search for the CPU (measured: a small forward pass of
+    the conv net got many times slower on two threads than on one while the machine was
+    busy; ``bench/nn_speed.py`` times both).
     The environment variables work only before numpy is loaded (and are inherited by
     worker processes and notebook kernels); in a notebook numpy is usually loaded first
     (by matplotlib), so the bundled OpenBLAS is also told directly.

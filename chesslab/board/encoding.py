@@ -1,6 +1,6 @@
 """Board -> numbers: the inputs of every network in chesslab.
 
-Four encodings, one per design the course reproduces:
+The encodings, one per design the course reproduces:
 
 * ``thesis_vector``: the thesis's 64 numbers, K=7 Q=5 B=4 N=3 R=2 P=1, negative for black.
 * ``planes14``: the tutorial's 14x8x8 planes: 12 piece planes (white P N B R Q K, then
@@ -75,13 +75,30 @@ def _check_board(board, func: str) -> None:
 
 
 def _board_list(boards, func: str) -> list:
-    """The boards of a batch call as a list, each checked."""
+    """The boards of a batch call as a list, each checked.
+
+    Checked here, before any encoding, so a wrong argument is named as the caller wrote
+    it: ``list(None)`` would only say "not iterable", and a FEN string would be taken
+    apart into one-letter "boards".
+    """
     if isinstance(boards, chess.Board):
         raise TypeError(f"{func}() takes a list of boards, got one chess.Board; pass "
                         f"[board] (or use the one-board function without _batch/s)")
+    if isinstance(boards, (str, bytes)):
+        raise TypeError(f"{func}() takes a list of chess.Board, got the string "
+                        f"{boards!r:.60}; for a FEN pass [chess.Board(fen)]")
+    try:
+        iter(boards)
+    except TypeError:
+        raise TypeError(f"{func}() takes a list of chess.Board, got "
+                        f"{type(boards).__name__} {boards!r:.60}; pass e.g. "
+                        f"[chess.Board()]") from None
     boards = list(boards)
-    for b in boards:
-        _check_board(b, func)
+    for i, b in enumerate(boards):
+        if not isinstance(b, chess.Board):
+            raise TypeError(f"{func}() takes a list of chess.Board, but item {i} is "
+                            f"{type(b).__name__} {b!r:.60}; make each board with "
+                            f"chess.Board() or chess.Board(fen)")
     return boards
 
 
@@ -330,7 +347,19 @@ def piece_square_indices_batch(boards: Iterable[chess.Board]) -> np.ndarray:
 
 def piece_square_onehot(indices: np.ndarray) -> np.ndarray:
     """Sparse indices (..., 32) -> one-hot features (..., 768) float32 (padding dropped)."""
+    given = indices
     indices = np.asarray(indices)
+    if indices.ndim == 0 or (indices.dtype.kind not in "iu" and indices.size):
+        what = (f"an array of {indices.dtype}" if isinstance(given, np.ndarray)
+                else f"{type(given).__name__} {given!r:.60}")
+        raise TypeError(f"piece_square_onehot() takes integer feature indices of shape "
+                        f"(..., {_MAX_PIECES}), got {what}; make them with "
+                        f"piece_square_indices_batch(boards)")
+    if indices.size and (indices.min() < 0 or indices.max() > PAD_FEATURE):
+        raise ValueError(f"piece_square_onehot(): feature indices run from 0 to "
+                         f"{N_PIECE_SQUARES - 1} ({PAD_FEATURE} pads), got "
+                         f"{indices.min()}..{indices.max()}; make them with "
+                         f"piece_square_indices_batch(boards)")
     out = np.zeros(indices.shape[:-1] + (N_PIECE_SQUARES + 1,), dtype=np.float32)
     np.put_along_axis(out, indices.astype(np.intp), 1.0, axis=-1)
     return out[..., :N_PIECE_SQUARES]

@@ -92,7 +92,8 @@ def play_game(white, black, start: chess.Board | str | None = None, max_plies: i
             raise ValueError(f"opening {opening!r}: {uci!r} is not a move in UCI notation "
                              f"(from-square, to-square, promotion: e2e4, e7e8q)") from None
         if move not in board.legal_moves:
-            raise ValueError(f"opening {opening!r}: {uci} is illegal in {board.fen()}")
+            raise ValueError(f"opening {opening!r}: {uci} is illegal in {board.fen()}; "
+                             f"each move must be legal after the ones before it")
         board.push(move)
     first = len(board.move_stack)
     scores = []          # White's-view score each mover's search reported (None: none)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from chesslab.cli.common import Parser
+from chesslab.cli.common import Parser, path_problem
 from chesslab.cli.data import add_data
 from chesslab.cli.match import add_play
 from chesslab.cli.results import add_results
@@ -70,4 +70,7 @@ def main(argv=None) -> int:
         return int(args.func(args) or 0)
     except (ValueError, FileNotFoundError, TypeError, EngineStopped) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:                 # a path the system refuses, from any option
+        print(f"error: {path_problem(exc)}", file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@ any work, and how results are written."""
 from __future__ import annotations
 
 import argparse
+import errno
 
 from chesslab.base.files import check_writable, write_json_atomic
 from chesslab.datasets.records import DEFAULT_GAMES
@@ -13,6 +14,34 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise ValueError(f"{message} (see {self.prog} --help)")
+
+
+#: What to do when the system refuses a path, by its error number.
+_PATH_ADVICE = {
+    errno.ENAMETOOLONG: "give a shorter path",
+    errno.EACCES: "check its permissions or choose another folder",
+    errno.EPERM: "check its permissions or choose another folder",
+    errno.EISDIR: "give a file name inside it",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EROFS: "the disk is read-only; choose another folder",
+    errno.ENOSPC: "the disk is full; free some space and run again",
+}
+
+
+def path_problem(exc: OSError) -> str:
+    """One line for a path the system refused, whichever option or file it came from:
+    every command reads and writes files, and a traceback (or a file name thousands of
+    characters long repeated in full) hides what to change."""
+    if exc.errno is None:
+        return str(exc)                     # chesslab's own message already says it
+    name = exc.filename2 if exc.filename is None else exc.filename
+    advice = _PATH_ADVICE.get(exc.errno, "check the path")
+    if name is None:
+        return f"{exc.strerror or exc}; {advice}"
+    shown = str(name)
+    if len(shown) > 200:                   # a usable path, or else its start
+        shown = f"{shown[:60]}... ({len(shown):,} characters)"
+    return f"cannot use the path {shown}: {exc.strerror}; {advice}"
 
 
 def at_least(least: int):

@@ -218,9 +218,6 @@ class StandardScaler:
     def inverse_transform(self, Z) -> np.ndarray:
         return self._check(Z) * self.scale_ + self.mean_
 
-    def fit_transform(self, X) -> np.ndarray:
-        return self.fit(X).transform(X)
-
     def _check(self, X, fitted=True) -> np.ndarray:
         if fitted and self.mean_ is None:
             raise ValueError("this StandardScaler is not fitted yet; call fit(X) first")

@@ -161,6 +161,9 @@ def encode_boards(boards, encoding: str) -> np.ndarray:
         raise ValueError(f"unknown encoding {encoding!r}; use one of {', '.join(ENCODINGS)}")
     if isinstance(boards, chess.Board):
         raise TypeError("encode_boards() takes a list of boards; for one board pass [board]")
+    if isinstance(boards, (str, bytes)) or not hasattr(boards, "__iter__"):
+        raise TypeError(f"encode_boards() takes a list of chess.Board, got "
+                        f"{type(boards).__name__} {boards!r:.60}; pass e.g. [chess.Board()]")
     boards = list(boards)
     func, shape = ENCODINGS[encoding]
     if not boards:

@@ -5,9 +5,10 @@ weight row per piece on a square, ``chesslab.nn.FeatureTransformer``). A move ch
 at most four features (a piece leaves a square, arrives on another, a captured piece
 goes, a castling rook moves), so the search does not recompute ``acc``: on every
 ``push`` it adds and subtracts those few rows, on ``pop`` it goes back to the previous
-one. The rest of the network is small (2 x 128 -> 32 -> 1), so one evaluation costs
-about what the hand-written piece-square tables cost, yet it was learned from
-Stockfish's scores. That is the idea behind Stockfish's NNUE, here in numpy.
+one. The rest of the network is small (the two accumulators feed one narrow hidden
+layer), so one evaluation costs a little more than the hand-written piece-square
+tables' (``bench/eval_speed.py`` measures both), yet it was learned from Stockfish's
+scores. That is the idea behind Stockfish's NNUE, here in numpy.
 
 Two accumulators are kept, one per side's view of the board (White's view and Black's
 view, the board upside down); the side to move's comes first when the rest of the

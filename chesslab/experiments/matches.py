@@ -264,11 +264,12 @@ def self_play_iterations(path) -> dict:
 
 def mcts_head_to_head(a, b, simulations: int = 300, games: int = 64, max_plies: int = 200,
                       workers: int = 2, seed: int = 0, progress=True) -> dict:
-    """Two policy-value networks head to head, both with MCTS at ``simulations``: the 16
-    standard openings of ``arena.match`` and, past 32 games, held-out game records
-    (``record_openings``), each start once with each colour. Both search greedily (no
-    noise, most visited move), so games differ only by their start; resumable pair by
-    pair. The entry for data/results/mcts_head_to_head.json."""
+    """Two policy-value networks head to head, both with MCTS at ``simulations``: the
+    standard openings of a match (``matches.match.OPENINGS``) and, once those are used
+    up, held-out game records (``record_openings``), each start once with each
+    colour. Both search greedily (no noise, most visited move), so games differ only by
+    their start; resumable pair by pair. The entry for
+    data/results/mcts_head_to_head.json."""
     if games < 2 or games % 2:
         raise ValueError(f"games must be an even number >= 2, got {games}")
     starts = games // 2

@@ -6,10 +6,11 @@
 ``random``             a legal move at random (the Naive Bayes chapter's baseline)
 ``minimax:D``          the thesis: plain minimax, material evaluation, depth D
 ``alphabeta:D``        plain alpha-beta (the chapter, the tutorial), material, depth D
-``EVAL:D``             the full search with evaluator EVAL (material, pst, ann, cnn,
-                       conv, residual, bayes) at depth D
+``EVAL:D``             the full search with EVAL, any evaluator of the registry
+                       (``chesslab.evaluators.registry.EVALUATORS``), at depth D
 ``EVAL@Ns``            the same with N seconds per move (iterative deepening)
-``stockfish:ELO``      Stockfish limited to ELO (1350-2850), 0.1 s per move
+``stockfish:ELO``      Stockfish limited to ELO (within the UCI_Elo range the installed
+                       Stockfish accepts), ``STOCKFISH_SECONDS`` per move
 ``stockfish:skill=N``  Stockfish at skill level N (0-20); ``@Ns`` sets its time
 ``mcts:N``             MCTS with the shipped policy-value network, N simulations
                        per move (``mcts@Ns``: N seconds per move)

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
-import chess.svg
 import numpy as np
 
 from chesslab.board.encoding import as_board, move_to_index, planes9_batch
@@ -221,9 +220,9 @@ class MCTS:
         """``terminal_value`` of a new leaf whose legal moves are already generated.
 
         Calling ``outcome`` here would generate the moves a second time (it made the whole
-        search 7% slower), so with a move left only the draws are asked
-        (``drawn_with_moves_left``). ``test_mcts`` checks that the two agree on thousands
-        of positions.
+        search measurably slower, ``bench/mcts_speed.py``), so with a move left only the
+        draws are asked (``drawn_with_moves_left``). ``test_mcts`` checks that the two
+        agree on thousands of positions.
         """
         if not moves:
             return LOSS_VALUE if board.is_check() else self._draw_for(board.turn)

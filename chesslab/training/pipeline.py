@@ -23,8 +23,8 @@ The recipe that makes a network beat the hand-written evaluation (notebook 05 sh
 what each step buys), one ``TrainConfig`` switch each:
 
 * ``perspective="side_to_move"``: score every position from the mover's side (Black's
-  positions colour-mirrored), so the 98.5% White-to-move game positions teach Black
-  too;
+  positions colour-mirrored), so the game positions, nearly all with White to move,
+  teach Black too;
 * ``target="wdl"``: learn in win-probability space, ``sigmoid(z)`` against
   ``sigmoid(cp / 400)``: a 300 cp error matters in an equal position, hardly at +900;
 * ``quiet=True``: train on the position where a material quiescence search's best
@@ -35,15 +35,16 @@ what each step buys), one ``TrainConfig`` switch each:
 * ``flip=True``: add every training position without castling rights mirrored left
   to right (files a <-> h): chess is symmetric that way once castling is gone;
 * ``extra_plies=True``: also train on every ply of the training games, labelled at a
-  lower depth (``python -m chesslab data extend``; 98.5% of the other game positions
-  have White to move);
+  lower depth (``python -m chesslab data extend``; the sampled game positions have
+  White to move nearly always);
 * ``leaves=True``: also train on the leaves of real searches from training positions,
   labelled by Stockfish (``python -m chesslab data leaves``, ``chesslab.training.leaves``): the
   positions a search asks the evaluation about, where its errors get exploited;
 * more epochs with the learning rate halved on plateaus (``epochs``, ``lr_patience``);
-* ``weight_decay`` (the nnue: 0.1): AdamW shrinks every weight a little each step. The
-  nnue has 107,000 weights and its training loss fell to half its validation loss
-  without it; with it the validation loss fell from 0.0075 to 0.0068 on the same data.
+* ``weight_decay`` (the nnue's ``training`` entry in the registry sets it): AdamW
+  shrinks every weight a little each step. Without it the nnue's training loss fell
+  far below its validation loss (it learned its training positions by heart); with it
+  the validation loss was lower on the same data.
 
 How a trained net is measured: ``chesslab.training.measure``; the recipe's data steps:
 ``chesslab.training.recipe``; what each step buys: ``chesslab.experiments.recipe.measure_recipe``.
@@ -64,6 +65,7 @@ from chesslab.base.files import MODELS_DIR, read_json
 from chesslab.training.measure import accuracy, evaluate_on, metrics
 from chesslab.evaluators.neural import (ENCODINGS, encode_boards, loss_for, target_kind, target_to_cp,
                        training_target)
+from chesslab.evaluators.neural import NetworkEvaluator
 from chesslab.nn import Adam, BatchNorm, save_model, train_step
 from chesslab.training.recipe import RECIPE, base_depth, network_view, training_positions
 
@@ -276,9 +278,15 @@ def fit(model, train_xy, val_xy, config: TrainConfig = None, progress: bool = Tr
 def save(model, path, encoding: str, kind: str, **info) -> Path:
     """Step 8, save the model: chesslab.nn's JSON plus a ``"chesslab"`` entry naming
     the encoding and target scaling (so ``NetworkEvaluator.from_file`` rebuilds the
-    evaluator from the file alone) and whatever ``info`` holds (history, metrics)."""
-    if encoding not in ENCODINGS:
-        raise ValueError(f"unknown encoding {encoding!r}")
+    evaluator from the file alone) and whatever ``info`` holds (history, metrics).
+
+    What the loader would refuse is refused here, before anything is written (a file
+    that cannot be loaded back is only found out later, far from the mistake): the
+    evaluator ``NetworkEvaluator.from_file`` will build is built now, by the same rules.
+    """
+    training = getattr(model, "training", False)
+    NetworkEvaluator(model, encoding, kind, perspective=info.get("perspective", "white"))
+    model.train(training)                   # building it switched the model to eval mode
     path = Path(path)
     save_model(model, path, extra={"chesslab": {"encoding": encoding, "target": kind, **info}})
     return path

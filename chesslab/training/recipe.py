@@ -15,8 +15,8 @@ from chesslab.search.searcher import Searcher
 from chesslab.evaluators.neural import side_to_move_view, turn_signs
 
 #: The recipe (see the module docstring), every switch on: the shipped models' settings,
-#: changed for each net by its ``training`` entry in the registry (about 25 min of CPU for
-#: the four nets on 2 cores).
+#: changed for each net by its ``training`` entry in the registry (retraining all the
+#: shipped nets is a long CPU job: ``python -m chesslab train nets``).
 RECIPE = dict(perspective="side_to_move", target="wdl", quiet=True, flip=True,
               extra_plies=True)
 

@@ -17,7 +17,6 @@ import threading
 import time
 
 import chess
-import chess.svg
 import ipywidgets as widgets
 
 from chesslab.evaluators.registry import EVALUATORS, load_evaluator
