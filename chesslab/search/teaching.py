@@ -45,22 +45,25 @@ def negamax(board: chess.Board, evaluator, depth: int, ply: int = 0) -> float:
 
 
 def alphabeta(board: chess.Board, evaluator, depth: int, alpha: float = -math.inf,
-              beta: float = math.inf, ply: int = 0) -> float:
+              beta: float = math.inf, ply: int = 0, quiescence: bool = False) -> float:
     """Negamax that skips what cannot matter: exactly minimax's value, fewer positions.
 
     A child gets the window (-beta, -alpha); once a move reaches beta the opponent will
-    avoid this position, so the other moves are not searched (a cutoff). The teaching
-    version of ``search(..., algorithm="alphabeta")``; the real one adds what
-    ``negamax`` lists, move ordering and the rest of the full search's switches.
+    avoid this position, so the other moves are not searched (a cutoff). With
+    ``quiescence`` the leaves are scored by ``quiesce`` instead of the static score.
+    The teaching version of ``search(..., algorithm="alphabeta")``; the real one adds
+    what ``negamax`` lists, move ordering and the rest of the full search's switches.
     """
     if ply > 0 and draw_by_rule(board):
         return 0
     if depth == 0:
+        if quiescence:
+            return quiesce(board, evaluator, alpha, beta, ply)
         return static(board, evaluator, ply)
     best = -math.inf
     for move in board.legal_moves:
         board.push(move)
-        score = -alphabeta(board, evaluator, depth - 1, -beta, -alpha, ply + 1)
+        score = -alphabeta(board, evaluator, depth - 1, -beta, -alpha, ply + 1, quiescence)
         board.pop()
         best = max(best, score)
         alpha = max(alpha, score)
@@ -94,27 +97,6 @@ def quiesce(board: chess.Board, evaluator, alpha: float = -math.inf,
         alpha = max(alpha, score)
         if alpha >= beta:
             break
-    return best
-
-
-def alphabeta_quiesce(board: chess.Board, evaluator, depth: int,
-                      alpha: float = -math.inf, beta: float = math.inf, ply: int = 0) -> float:
-    """``alphabeta`` whose leaves are ``quiesce`` instead of the static score."""
-    if ply > 0 and draw_by_rule(board):
-        return 0
-    if depth == 0:
-        return quiesce(board, evaluator, alpha, beta, ply)
-    best = -math.inf
-    for move in board.legal_moves:
-        board.push(move)
-        score = -alphabeta_quiesce(board, evaluator, depth - 1, -beta, -alpha, ply + 1)
-        board.pop()
-        best = max(best, score)
-        alpha = max(alpha, score)
-        if alpha >= beta:
-            break
-    if best == -math.inf:
-        return mate_value(ply) if board.is_check() else 0
     return best
 
 
