@@ -8,13 +8,14 @@ import numpy as np
 import pytest
 
 from chesslab import nn
+from chesslab.board.scores import material_balance
 from chesslab.datasets.positions import random_board
 from chesslab.evaluators import teaching as evaluators_teaching
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.search import search
 from chesslab.search import teaching
 from chesslab.search.mcts import MCTS, MCTSNode
-from chesslab.training import pipeline
+from chesslab.training import pipeline, recipe
 from chesslab.training import teaching as training_teaching
 
 FENS = [
@@ -152,3 +153,26 @@ def test_train_epoch_trains_like_the_pipeline():
     np.testing.assert_allclose(mine_losses, real_losses, rtol=1e-5)
     for key, value in real.params.items():
         np.testing.assert_allclose(mine.params[key], value, rtol=1e-4, atol=1e-6)
+
+
+def test_quiet_leaf_reaches_the_recipes_quiet_material():
+    hanging = chess.Board(FENS[3])
+    assert training_teaching.quiet_leaf(hanging).fen() == recipe.quiet_leaf(hanging).fen()
+    start = chess.Board()
+    assert training_teaching.quiet_leaf(start).fen() == start.fen()     # nothing to capture
+    checked = chess.Board("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1")
+    assert training_teaching.quiet_leaf(checked) is None is recipe.quiet_leaf(checked)
+    # Random positions: among equally good captures the two may choose differently (so
+    # one line can end in check where the other does not); the material is the same.
+    rng, tried, differ = random.Random(3), 0, 0
+    while tried < 60:
+        board = random_board(rng)
+        if board is None or sum(1 for _ in board.generate_legal_captures()) > 3:
+            continue
+        tried += 1
+        mine, real = training_teaching.quiet_leaf(board), recipe.quiet_leaf(board)
+        if (mine is None) != (real is None):
+            differ += 1
+        elif mine is not None:
+            assert material_balance(mine) == material_balance(real), board.fen()
+    assert differ <= 2
