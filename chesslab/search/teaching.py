@@ -1,0 +1,116 @@
+"""The search ideas in a few lines each: the versions the notebooks print.
+
+The real searcher (``chesslab.search.searcher``, ``search(board, evaluator, ...)``) is
+one routine with every improvement as a switch; it changes when it gets faster. These
+functions stay small and readable, and ``tests/test_teaching.py`` checks that they give
+the real searcher's values. They take a ``chess.Board`` and an evaluator object
+(``evaluator.evaluate(board)``: centipawns from White's view, +-inf for a checkmate) and
+return negamax scores: good for the side to move, a mate ``ply`` half-moves away scored
+``MATE - ply`` (``chesslab.board.scores``).
+"""
+from __future__ import annotations
+
+import math
+
+import chess
+
+from chesslab.board.rules import draw_by_rule
+from chesslab.board.scores import mate_value, white_to_side
+
+
+def static(board: chess.Board, evaluator, ply: int = 0) -> float:
+    """The evaluator's verdict for the side to move (a leaf of the search)."""
+    return white_to_side(evaluator.evaluate(board), board.turn, ply)
+
+
+def negamax(board: chess.Board, evaluator, depth: int, ply: int = 0) -> float:
+    """Plain minimax, written once for both sides: my best is minus my opponent's best.
+
+    The teaching version of ``search(..., algorithm="minimax")``; the real one
+    (``Searcher._negamax``) adds repetitions, a principal variation, node counts, a
+    clock and the switches of the full search.
+    """
+    if ply > 0 and draw_by_rule(board):
+        return 0
+    if depth == 0:
+        return static(board, evaluator, ply)
+    best = -math.inf
+    for move in board.legal_moves:
+        board.push(move)
+        best = max(best, -negamax(board, evaluator, depth - 1, ply + 1))
+        board.pop()
+    if best == -math.inf:                    # no legal move: mated, or stalemate
+        return mate_value(ply) if board.is_check() else 0
+    return best
+
+
+def alphabeta(board: chess.Board, evaluator, depth: int, alpha: float = -math.inf,
+              beta: float = math.inf, ply: int = 0, quiescence: bool = False) -> float:
+    """Negamax that skips what cannot matter: exactly minimax's value, fewer positions.
+
+    A child gets the window (-beta, -alpha); once a move reaches beta the opponent will
+    avoid this position, so the other moves are not searched (a cutoff). With
+    ``quiescence`` the leaves are scored by ``quiesce`` instead of the static score.
+    The teaching version of ``search(..., algorithm="alphabeta")``; the real one adds
+    what ``negamax`` lists, move ordering and the rest of the full search's switches.
+    """
+    if ply > 0 and draw_by_rule(board):
+        return 0
+    if depth == 0:
+        if quiescence:
+            return quiesce(board, evaluator, alpha, beta, ply)
+        return static(board, evaluator, ply)
+    best = -math.inf
+    for move in board.legal_moves:
+        board.push(move)
+        score = -alphabeta(board, evaluator, depth - 1, -beta, -alpha, ply + 1, quiescence)
+        board.pop()
+        best = max(best, score)
+        alpha = max(alpha, score)
+        if alpha >= beta:
+            break                            # cutoff
+    if best == -math.inf:
+        return mate_value(ply) if board.is_check() else 0
+    return best
+
+
+def quiesce(board: chess.Board, evaluator, alpha: float = -math.inf,
+            beta: float = math.inf, ply: int = 0) -> float:
+    """Search captures until the position is quiet; the side to move may "stand pat".
+
+    At the horizon a plain search scores a position in the middle of an exchange. Here
+    the side to move either keeps the static score (it need not capture) or tries each
+    capture, and the opponent does the same. The teaching version of
+    ``Searcher._quiesce``; the real one answers checks (mate detection), orders the
+    captures (most valuable victim first) and skips captures that lose material or
+    cannot reach alpha.
+    """
+    stand = static(board, evaluator, ply)
+    if stand >= beta:
+        return stand
+    best, alpha = stand, max(alpha, stand)
+    for move in board.generate_legal_captures():
+        board.push(move)
+        score = -quiesce(board, evaluator, -beta, -alpha, ply + 1)
+        board.pop()
+        best = max(best, score)
+        alpha = max(alpha, score)
+        if alpha >= beta:
+            break
+    return best
+
+
+def backup(path, value: float) -> None:
+    """MCTS's backup: add a leaf's ``value`` to every move on the way up, sign flipped
+    at each ply (a good position for one player is a bad one for the other).
+
+    ``path`` lists ``(node, a)`` from the root down: move ``a`` of ``node`` was taken;
+    a node keeps visit counts ``N`` and value sums ``W`` per move. ``value`` is for the
+    side to move at the leaf. The teaching version of ``MCTS._backup`` in
+    ``chesslab.search.mcts``; the real one also takes back the "virtual loss" that lets
+    several simulations run in one network call.
+    """
+    for node, a in reversed(path):
+        value = -value                       # now: for the player who chose move a
+        node.N[a] += 1
+        node.W[a] += value

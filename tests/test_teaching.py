@@ -1,0 +1,178 @@
+"""The teaching versions the notebooks print agree with the real, optimised code."""
+import copy
+import math
+import random
+
+import chess
+import numpy as np
+import pytest
+
+from chesslab import nn
+from chesslab.board.scores import material_balance
+from chesslab.datasets.positions import random_board
+from chesslab.evaluators import teaching as evaluators_teaching
+from chesslab.evaluators.registry import load_evaluator
+from chesslab.search import search
+from chesslab.search import teaching
+from chesslab.search.mcts import MCTS, MCTSNode
+from chesslab.training import pipeline, recipe
+from chesslab.training import teaching as training_teaching
+
+FENS = [
+    "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8",
+    "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 0 5",
+    "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1",                # mate in one
+    "4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1",                    # a hanging queen
+    "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",                      # stalemate
+    "4k3/8/8/8/8/8/8/4K2N b - - 0 1",                      # insufficient material
+]
+
+
+def positions(count=4, seed=0):
+    rng, boards = random.Random(seed), [chess.Board(f) for f in FENS]
+    while len(boards) < len(FENS) + count:
+        board = random_board(rng)
+        if board is not None and not board.is_game_over():
+            boards.append(board)
+    return boards
+
+
+def side_view(board, result):
+    return result.score if board.turn == chess.WHITE else -result.score
+
+
+@pytest.mark.parametrize("name", ["material", "pst"])
+def test_negamax_and_alphabeta_give_minimax_values(name):
+    evaluator = load_evaluator(name)
+    for i, board in enumerate(positions()):
+        for depth in (1, 2) if i < len(FENS) else (1,):     # random positions: wide trees
+            want = side_view(board, search(board, evaluator, depth=depth, algorithm="minimax"))
+            assert teaching.negamax(board.copy(), evaluator, depth) == want, board.fen()
+            assert teaching.alphabeta(board.copy(), evaluator, depth) == want, board.fen()
+
+
+def test_alphabeta_cuts_and_agrees_inside_a_window():
+    evaluator, board = load_evaluator("material"), chess.Board(FENS[0])
+    value = teaching.negamax(board.copy(), evaluator, 2)
+    assert teaching.alphabeta(board.copy(), evaluator, 2, value - 1, value + 1) == value
+    assert teaching.alphabeta(board.copy(), evaluator, 2, value + 1, value + 100) <= value + 1
+
+
+def test_quiescence_agrees_with_the_searcher_on_material():
+    # The real quiescence skips captures that lose material or cannot reach alpha:
+    # with material scores that never changes the value.
+    # (The teaching version tries captures unordered: busy random positions take seconds.)
+    evaluator = load_evaluator("material")
+    boards = positions(count=12, seed=2)
+    boards = boards[:len(FENS)] + [b for b in boards[len(FENS):]
+                                   if sum(1 for _ in b.generate_legal_captures()) <= 3]
+    assert len(boards) >= len(FENS) + 4
+    for i, board in enumerate(boards):
+        for depth in (1, 2) if 2 <= i < len(FENS) else (1,):   # small trees only
+            real = search(board, evaluator, depth=depth, algorithm="alphabeta", quiescence=True)
+            mine = teaching.alphabeta(board.copy(), evaluator, depth, quiescence=True)
+            assert mine == side_view(board, real), board.fen()
+
+
+def test_quiesce_wins_the_hanging_queen_and_stands_pat_when_quiet():
+    evaluator = load_evaluator("material")
+    hanging = chess.Board(FENS[3])
+    assert teaching.static(hanging, evaluator) == -400
+    assert teaching.quiesce(hanging.copy(), evaluator) == 500
+    quiet = chess.Board()
+    assert teaching.quiesce(quiet, evaluator) == teaching.static(quiet, evaluator) == 0
+
+
+def test_teaching_functions_leave_the_board_as_they_found_it():
+    evaluator, board = load_evaluator("material"), chess.Board(FENS[1])
+    fen = board.fen()
+    teaching.negamax(board, evaluator, 2)
+    teaching.alphabeta(board, evaluator, 2)
+    teaching.quiesce(board, evaluator)
+    assert board.fen() == fen and not board.move_stack
+
+
+def test_backup_is_mcts_backup_without_the_virtual_loss():
+    rng = np.random.default_rng(0)
+    nodes = []
+    for _ in range(4):
+        node = MCTSNode()
+        node.expand([chess.Move.null()] * 5, np.full(5, 0.2))
+        node.N[:] = rng.integers(0, 9, 5)
+        node.W[:] = rng.normal(0, 2, 5)
+        nodes.append(node)
+    path = [(node, int(a)) for node, a in zip(nodes, rng.integers(0, 5, 4))]
+    mine = copy.deepcopy(path)
+    search_ = MCTS(virtual_loss=1.0)
+    for node, a in path:                # what the selection step adds on the way down
+        node.N[a] += search_.virtual_loss
+        node.W[a] -= search_.virtual_loss
+    search_._backup(path, 0.6)
+    teaching.backup(mine, 0.6)
+    for (real, _), (taught, _) in zip(path, mine):
+        np.testing.assert_allclose(taught.N, real.N)
+        np.testing.assert_allclose(taught.W, real.W)
+
+
+def test_update_accumulator_gives_the_nnue_accumulators():
+    evaluator = load_evaluator("nnue")
+    walk = random.Random(1)
+    board = chess.Board("r3k2r/pPpp1ppp/8/3Pp3/8/8/PPP2PPP/R3K2R w KQkq e6 0 1")
+    evaluator.reset(board)
+    acc = evaluator.accumulator(board)
+    for _ in range(60):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        # castling, en passant and promotions first when there are any
+        special = [m for m in moves if board.is_castling(m) or board.is_en_passant(m)
+                   or m.promotion]
+        move = walk.choice(special or moves)
+        acc = evaluators_teaching.update_accumulator(evaluator, acc, board, move)
+        evaluator.push(board, move)
+        board.push(move)
+        np.testing.assert_allclose(acc, evaluator.accumulator(board), atol=1e-9)
+        np.testing.assert_allclose(acc, evaluator.current_accumulator(), atol=1e-9)
+
+
+def test_train_epoch_trains_like_the_pipeline():
+    data = np.random.default_rng(0)
+    x = data.normal(size=(300, 8)).astype(np.float32)
+    y = data.normal(size=(300, 1)).astype(np.float32)
+
+    def run(epoch):
+        net = nn.ANN.from_topology([8, 6, 1], seed=0)
+        opt, rng = nn.Adam(lr=0.01), np.random.default_rng(5)
+        losses = [epoch(net, opt, rng) for _ in range(3)]
+        return losses, net
+
+    real_losses, real = run(lambda net, opt, rng: pipeline.train_epoch(
+        net, opt, x, y, pipeline.shuffle(len(x), rng), batch_size=64))
+    mine_losses, mine = run(lambda net, opt, rng: training_teaching.train_epoch(
+        net, opt, x, y, rng, batch_size=64))
+    np.testing.assert_allclose(mine_losses, real_losses, rtol=1e-5)
+    for key, value in real.params.items():
+        np.testing.assert_allclose(mine.params[key], value, rtol=1e-4, atol=1e-6)
+
+
+def test_quiet_leaf_reaches_the_recipes_quiet_material():
+    hanging = chess.Board(FENS[3])
+    assert training_teaching.quiet_leaf(hanging).fen() == recipe.quiet_leaf(hanging).fen()
+    start = chess.Board()
+    assert training_teaching.quiet_leaf(start).fen() == start.fen()     # nothing to capture
+    checked = chess.Board("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1")
+    assert training_teaching.quiet_leaf(checked) is None is recipe.quiet_leaf(checked)
+    # Random positions: among equally good captures the two may choose differently (so
+    # one line can end in check where the other does not); the material is the same.
+    rng, tried, differ = random.Random(3), 0, 0
+    while tried < 60:
+        board = random_board(rng)
+        if board is None or sum(1 for _ in board.generate_legal_captures()) > 3:
+            continue
+        tried += 1
+        mine, real = training_teaching.quiet_leaf(board), recipe.quiet_leaf(board)
+        if (mine is None) != (real is None):
+            differ += 1
+        elif mine is not None:
+            assert material_balance(mine) == material_balance(real), board.fen()
+    assert differ <= 2
