@@ -208,7 +208,7 @@ def run_tournament(folder, format: str = "gauntlet", games: int = 2, move_time: 
     record = {
         "what": f"class tournament, {format}", "format": format, "games_per_pairing": games,
         "rounds": rounds if format == "swiss" else 1, "seed": seed, **settings,
-        "ladder": ladder, "elo_scale": scale,
+        "ladder": ladder, "elo_scale": scale, "elo_anchored": bool(anchors),
         "standings": _standings(records, names, ladder, anchors, withdrawn),
         "withdrawn": withdrawn,
         "faults": [r["fault"] for r in records if r["fault"]],
@@ -289,7 +289,8 @@ def rate_ladder(ladder=LADDER, games: int = 10, workers=1, seed: int = 0,
              "black": {"name": g["black"], "spec": g["black"]}}
             for pair in formats.round_robin_pairings(specs)
             for g in formats.games_of(pair, games, 1, seed)]
-    records = _play(jobs, workers, Path(f"{path}.games.jsonl"), progress, "ladder")
+    checkpoint = Path(f"{path}.games.jsonl")
+    records = _play(jobs, workers, checkpoint, progress, "ladder")
     rows = _standings(records, [], specs, {ANCHOR_SPEC: ANCHOR_ELO}, [])
     data = {"what": f"the ladder's Elo: a round robin of {games} games a pair, "
                     f"{ANCHOR_SPEC} held at {ANCHOR_ELO:g}",
@@ -297,6 +298,7 @@ def rate_ladder(ladder=LADDER, games: int = 10, workers=1, seed: int = 0,
             "games_per_pair": games, "max_plies": max_plies, "seed": seed,
             "command": command}
     write_json_atomic(path, data, indent=1)
+    checkpoint.unlink(missing_ok=True)
     return data
 
 
