@@ -307,13 +307,14 @@ def format_standings(record: dict) -> str:
     """The standings as a text table (withdrawn players at the end, with the reason)."""
     lines = [f"{'#':>2}  {'player':28s} {'points':>7s} {'score':>5s}  {'95% interval':12s} "
              f"{'Elo':>6s} {'faults':>6s}"]
+    elo = "6.0f" if record.get("elo_anchored") else "+6.0f"
     for k, r in enumerate(record["standings"], 1):
         low, high = r[INTERVAL_KEY]
         interval = "-" if low is None else f"{low:.2f}-{high:.2f}"
         score = "-" if r["score"] is None else f"{r['score']:.2f}"
         name = r["player"] + (" (ladder)" if r["kind"] == "ladder" else "")
         lines.append(f"{k:>2}  {name:28.28s} {r['points']:>4g}/{r['games']:<2d} {score:>5s}  "
-                     f"{interval:12s} {r['elo']:>+6.0f} {r['faults']:>6d}")
+                     f"{interval:12s} {r['elo']:>{elo}} {r['faults']:>6d}")
     for w in record["withdrawn"]:
         lines.append(f" -  {w['player']:28.28s} withdrawn: {w['reason']}")
     lines.append(f"Elo {record['elo_scale']}")
