@@ -64,7 +64,7 @@ def write_class(folder: Path, students: int) -> list[str]:
     return good
 
 
-def timed(label, function):
+def timed(function):
     start = time.perf_counter()
     result = function()
     seconds = time.perf_counter() - start
@@ -125,10 +125,10 @@ def main():
                                               processes=True, dashboard_address=None,
                                               host="127.0.0.1") as cluster, \
                         distributed.Client(cluster) as client:
-                    record, seconds = timed(label, lambda: event.run_tournament(
+                    record, seconds = timed(lambda: event.run_tournament(
                         folder, workers=client.get_executor(), **settings))
             else:
-                record, seconds = timed(label, lambda: event.run_tournament(
+                record, seconds = timed(lambda: event.run_tournament(
                     folder, workers=workers, **settings))
             n = len(record["games"])
             rows[label] = {"seconds": round(seconds, 1), "games": n,
@@ -145,9 +145,9 @@ def main():
         sub.mkdir()
         for f in sample:
             (sub / f).write_text((folder / f).read_text())
-        record, isolated = timed("isolated", lambda: event.run_tournament(
+        record, isolated = timed(lambda: event.run_tournament(
             sub, workers=1, **settings))
-        played, inproc = timed("in-process", lambda: in_process(
+        played, inproc = timed(lambda: in_process(
             sub, sample, ladder, args.games, args.max_plies))
         rows["isolation"] = {"students": len(sample), "games": played,
                              "isolated_seconds": round(isolated, 1),

@@ -86,6 +86,17 @@ def test_a_hanging_player_is_killed_and_the_next_game_gets_a_fresh_one():
         good.close()
 
 
+def test_a_file_that_stops_while_loading_in_a_game_loses_that_game_where_it_stood():
+    board = chess.Board()
+    board.push_uci("e2e4")
+    player = IsolatedPlayer("quits", "import sys\nsys.exit(1)\n", move_time=0.5, grace=0.5)
+    with pytest.raises(PlayerFault, match="did not load") as fault:
+        player.choose_move(board)
+    assert "exit code 1" in fault.value.detail
+    assert (fault.value.fen, fault.value.ply) == (board.fen(), 1)       # Black's turn
+    assert player.process is None
+
+
 def test_gauntlet_is_linear_and_round_robin_skips_ladder_pairs():
     subs, ladder = ["a", "b", "c"], ["x", "y"]
     assert formats.gauntlet_pairings(subs, ladder) == [

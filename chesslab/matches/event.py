@@ -29,7 +29,7 @@ from tqdm.auto import tqdm
 from chesslab.base.files import RESULTS_DIR, check_writable, read_json, write_json_atomic
 from chesslab.base.parallel import parallel_map, resumable_map
 from chesslab.board.game import play_game
-from chesslab.board.rules import adjudicate_material, points
+from chesslab.board.rules import adjudicate_material, check_max_plies, points
 from chesslab.matches import formats
 from chesslab.matches.isolation import IsolatedPlayer, PlayerFault, probe_submission
 from chesslab.matches.players import is_available, make_player
@@ -166,8 +166,12 @@ def run_tournament(folder, format: str = "gauntlet", games: int = 2, move_time: 
         raise ValueError(f"games (per pairing) must be at least 1, got {games!r}")
     if not move_time > 0:
         raise ValueError(f"the move time must be positive, got {move_time!r}")
+    check_max_plies(max_plies)
     grace = max(0.25, move_time / 2) if grace is None else grace
     ladder = list(ladder)
+    if format == "gauntlet" and not ladder:
+        raise ValueError("a gauntlet needs a ladder of the course's players (e.g. --ladder "
+                         "random material:1 pst:2), or choose --format swiss or round-robin")
     for spec in ladder:
         if not is_available(spec):
             raise ValueError(f"ladder player {spec} cannot play on this machine (its model "
@@ -209,7 +213,7 @@ def run_tournament(folder, format: str = "gauntlet", games: int = 2, move_time: 
         "what": f"class tournament, {format}", "format": format, "games_per_pairing": games,
         "rounds": rounds if format == "swiss" else 1, "seed": seed, **settings,
         "ladder": ladder, "elo_scale": scale, "elo_anchored": bool(anchors),
-        "standings": _standings(records, names, ladder, anchors, withdrawn),
+        "standings": _standings(records, names, ladder, anchors),
         "withdrawn": withdrawn,
         "faults": [r["fault"] for r in records if r["fault"]],
         "games": records, "command": command,
@@ -249,7 +253,7 @@ def _points(records, field, byes) -> dict:
     return got
 
 
-def _standings(records, names, ladder, anchors, withdrawn) -> list[dict]:
+def _standings(records, names, ladder, anchors) -> list[dict]:
     """One row per player, best first: points, games, score and its Wilson interval,
     Elo, faults; the ladder's rows say so (their Elo is the stored one when anchored)."""
     results = [(r["white"], r["black"], points(r["result"], chess.WHITE)) for r in records]
@@ -291,7 +295,7 @@ def rate_ladder(ladder=LADDER, games: int = 10, workers=1, seed: int = 0,
             for g in formats.games_of(pair, games, 1, seed)]
     checkpoint = Path(f"{path}.games.jsonl")
     records = _play(jobs, workers, checkpoint, progress, "ladder")
-    rows = _standings(records, [], specs, {ANCHOR_SPEC: ANCHOR_ELO}, [])
+    rows = _standings(records, [], specs, {ANCHOR_SPEC: ANCHOR_ELO})
     data = {"what": f"the ladder's Elo: a round robin of {games} games a pair, "
                     f"{ANCHOR_SPEC} held at {ANCHOR_ELO:g}",
             "ratings": {r["player"]: r["elo"] for r in rows}, "standings": rows,

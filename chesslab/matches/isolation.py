@@ -13,8 +13,9 @@ Waiting uses a reader thread and a queue, not ``select`` or ``signal.alarm``, an
 child is started with ``subprocess`` (no fork), so the same code runs on Linux, macOS and
 Windows.
 
-The child keeps the pipe to itself: ``print`` in a submission goes to stderr (discarded),
-so a chatty player cannot corrupt the protocol.
+The child keeps the pipe to itself: ``print`` in a submission goes to stderr (discarded)
+and ``sys.stdin`` is empty, so a chatty or curious player cannot corrupt the protocol.
+Isolation guards the event, not the machine: the child runs with the teacher's rights.
 """
 from __future__ import annotations
 
@@ -99,7 +100,10 @@ class IsolatedPlayer(Player):
     def choose_move(self, board: chess.Board) -> chess.Move:
         fen, ply = board.fen(), len(board.move_stack)
         if self.process is None:
-            self.start()
+            try:
+                self.start()
+            except PlayerFault as fault:     # say where: the game needs the side
+                raise PlayerFault(fault.kind, fault.detail, fen, ply) from None
         root = board.root()
         message = {"fen": root.fen(), "moves": [m.uci() for m in board.move_stack]}
         try:
@@ -201,6 +205,8 @@ def _child(path: str, seed: int) -> None:
     out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)                # the submission's prints (even from C) go to stderr
     sys.stdout = sys.stderr
+    games = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    sys.stdin = open(os.devnull, encoding="utf-8")    # nor can it read our messages
     import random
     random.seed(seed)
     say = lambda message: out.write(json.dumps(message) + "\n")  # noqa: E731
@@ -217,7 +223,7 @@ def _child(path: str, seed: int) -> None:
         say({"error": f"{type(exc).__name__}: {exc}"})
         return
     say({"name": str(getattr(module, "NAME", Path(path).stem))})
-    for line in sys.stdin:
+    for line in games:
         game = json.loads(line)
         board = chess.Board(game["fen"])
         for uci in game["moves"]:
