@@ -64,6 +64,13 @@ def write_class(folder: Path, students: int) -> list[str]:
     return good
 
 
+def _count(items) -> dict:
+    counts = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return dict(sorted(counts.items()))
+
+
 def timed(function):
     start = time.perf_counter()
     result = function()
@@ -134,8 +141,11 @@ def main():
             rows[label] = {"seconds": round(seconds, 1), "games": n,
                            "games_per_minute": round(60 * n / seconds, 1),
                            "faults": len(record["faults"]),
+                           "faults_by_kind": _count(f"{f['player']}: {f['what']}"
+                                                    for f in record["faults"]),
                            "withdrawn": len(record["withdrawn"])}
             standings.append([(r["player"], r["points"]) for r in record["standings"]])
+            print(f"{label:28s} faults: {rows[label]['faults_by_kind']}")
             print(f"{label:28s} {n} games in {seconds:7.1f} s = "
                   f"{60 * n / seconds:6.1f} games/min; 30 students x {len(ladder)} x "
                   f"{args.games} games would take {30 * len(ladder) * args.games / n * seconds / 60:5.1f} min",

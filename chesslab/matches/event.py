@@ -136,7 +136,7 @@ def _job_key(job) -> dict:
 def _play(jobs, workers, checkpoint, progress, desc):
     """The results of ``jobs`` (resumed from ``checkpoint``), with a progress bar."""
     bar = tqdm(total=len(jobs), desc=desc, disable=not progress)
-    results = resumable_map(play_tournament_game, jobs, checkpoint, workers, progress=False,
+    results = resumable_map(play_tournament_game, jobs, checkpoint, workers, progress=progress,
                             key=_job_key, strict=False, on_result=lambda i, r: bar.update())
     bar.update(len(jobs) - bar.n)
     bar.close()
