@@ -42,7 +42,7 @@ def test_the_commands_and_their_groups(capsys):
                             ("train", TRAIN_COMMANDS),
                             ("results", ("evaluators", "depth-cost", "tournament", "match",
                                          "recipe", "bayes", "bayes-matches", "mcts-matches",
-                                         "mcts-head-to-head"))):
+                                         "mcts-head-to-head", "ladder"))):
         with pytest.raises(SystemExit):
             main([group, "--help"])
         shown = capsys.readouterr().out
@@ -52,7 +52,8 @@ def test_the_commands_and_their_groups(capsys):
     shown = capsys.readouterr().out
     listed = {line.split()[0] for line in shown.splitlines()
               if line.startswith("    ") and not line.startswith("     ")}
-    assert listed == {"data", "train", "results", "match", "bestmove", "figures"}  # no aliases
+    assert listed == {"data", "train", "results", "match", "bestmove", "figures",
+                      "tournament"}  # no aliases
 
 
 def test_a_bad_command_line_is_one_error_line(capsys):

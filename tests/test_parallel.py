@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from chesslab.base.parallel import parallel_map, resumable_map
+from chesslab.base.parallel import executor_for, parallel_map, resumable_map
 
 #: Every variable a BLAS library reads its thread count from.
 BLAS_NAMES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -89,6 +89,39 @@ def test_resumable_map_runs_only_the_jobs_a_stopped_run_lacks(tmp_path):
     calls.clear()
     again = resumable_map(square, [[1], [2], [3]], path, progress=False)
     assert calls == [[3]] and again == first
+
+
+def test_resumable_map_keys_jobs_and_may_share_its_file_with_other_runs(tmp_path):
+    path = tmp_path / "run.jsonl"
+    jobs = [{"id": k, "payload": "x" * 1000} for k in range(3)]
+    seen = []
+    resumable_map(square_of_id, jobs, path, progress=False, key=lambda job: job["id"],
+                  on_result=lambda i, result: seen.append((i, result)))
+    assert seen == [(0, 0), (1, 1), (2, 4)]
+    assert "payload" not in path.read_text()                 # the key, not the whole job
+    later = [{"id": k, "payload": ""} for k in (2, 3)]       # a later round, same file
+    seen.clear()
+    assert resumable_map(square_of_id, later, path, progress=False, strict=False,
+                         key=lambda job: job["id"], on_result=lambda i, r: seen.append(i)) \
+        == [4, 9]
+    assert seen == [1]                                       # job 2 was read back
+    with pytest.raises(ValueError, match="not a job of this run"):
+        resumable_map(square_of_id, later[:1], path, progress=False,
+                      key=lambda job: job["id"])
+
+
+def square_of_id(job):
+    return job["id"] ** 2
+
+
+def test_executor_for_gives_a_count_without_a_scheduler_and_refuses_both():
+    with executor_for() as workers:
+        assert workers == 1
+    with executor_for(3) as workers:
+        assert workers == 3
+    with pytest.raises(ValueError, match="not both"):
+        with executor_for(2, "tcp://127.0.0.1:1"):
+            pass
 
 
 def _append_and_count(job):

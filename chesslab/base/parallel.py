@@ -28,7 +28,7 @@ import os
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
-__all__ = ["parallel_map", "resumable_map", "one_blas_thread", "BLAS_VARIABLES"]
+__all__ = ["parallel_map", "resumable_map", "executor_for", "one_blas_thread", "BLAS_VARIABLES"]
 
 #: The environment variables that set the BLAS thread count (read when numpy loads).
 BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -129,19 +129,28 @@ def _in_processes(function, jobs, workers, chunksize):
         yield from pool.map(function, jobs, chunksize=chunksize)
 
 
-def resumable_map(function, jobs, checkpoint=None, workers=1, progress=True) -> list:
+def resumable_map(function, jobs, checkpoint=None, workers=1, progress=True, *,
+                  key=None, strict: bool = True, on_result=None) -> list:
     """``[function(job) for job in jobs]`` (``workers`` at a time), that survives being
     stopped: each result is appended to ``checkpoint`` (JSON lines: the job and its
     result) as it arrives, and a rerun with the same file runs only the jobs it lacks.
 
     Jobs and results must be JSON data; results come back as JSON gives them (lists,
-    not tuples) whether they were computed now or read from the checkpoint."""
+    not tuples) whether they were computed now or read from the checkpoint. ``key(job)``
+    is what identifies a job in the file (default: the whole job; a tournament's jobs
+    carry the players' source files, which the file need not repeat). ``strict=False``
+    lets the file hold other jobs too (the earlier rounds of a Swiss event, where each
+    round is a call of its own). ``on_result(index, result)`` is called for each job run
+    now (not those read back).
+    """
     jobs = list(jobs)
-    keys = [json.dumps(job, sort_keys=True) for job in jobs]
-    done = _read_checkpoint(checkpoint, keys)
+    key = key or (lambda job: job)
+    keys = [json.dumps(key(job), sort_keys=True) for job in jobs]
+    done = _read_checkpoint(checkpoint, keys, strict)
     todo = [i for i in range(len(jobs)) if i not in done]
     if done and progress:
-        print(f"resuming from {checkpoint}: {len(done)} of {len(jobs)} jobs already done")
+        print(f"resuming from {Path(checkpoint).name}: {len(done)} of {len(jobs)} jobs "
+              f"already done")
 
     def save(k, result):
         result = json.loads(json.dumps(result))
@@ -149,13 +158,15 @@ def resumable_map(function, jobs, checkpoint=None, workers=1, progress=True) -> 
         if checkpoint is not None:
             Path(checkpoint).parent.mkdir(parents=True, exist_ok=True)
             with open(checkpoint, "a") as f:
-                f.write(json.dumps({"job": jobs[todo[k]], "result": result}) + "\n")
+                f.write(json.dumps({"job": key(jobs[todo[k]]), "result": result}) + "\n")
+        if on_result is not None:
+            on_result(todo[k], result)
 
     parallel_map(function, [jobs[i] for i in todo], workers, on_result=save)
     return [done[i] for i in range(len(jobs))]
 
 
-def _read_checkpoint(path, keys) -> dict:
+def _read_checkpoint(path, keys, strict: bool = True) -> dict:
     """{job index: result} of the jobs a stopped run of the same jobs already did."""
     if path is None or not Path(path).exists():
         return {}
@@ -165,10 +176,53 @@ def _read_checkpoint(path, keys) -> dict:
     for n, line in enumerate(lines, 1):
         try:
             row = json.loads(line)
-            done[index[json.dumps(row["job"], sort_keys=True)]] = row["result"]
+            job = json.dumps(row["job"], sort_keys=True)
+            if job in index:
+                done[index[job]] = row["result"]
+            elif strict:
+                raise KeyError(job[:80])
         except (ValueError, KeyError, TypeError) as e:
             if n == len(lines) and isinstance(e, ValueError):
                 break        # the last line of a run killed mid-write
             raise ValueError(f"{path}, line {n}: not a job of this run ({e}); delete the "
                              f"file to start again") from None
     return done
+
+
+@contextlib.contextmanager
+def executor_for(workers: int | None = None, scheduler: str | None = None):
+    """``with executor_for(workers, scheduler) as pool:`` what ``parallel_map`` takes as
+    ``workers``: the count itself (default 1), or, with ``scheduler`` (a Dask address such
+    as ``tcp://HOST:8786``), an executor over that cluster's workers, closed at the end.
+
+    Dask is imported only here: chesslab works without it. Every machine of the cluster
+    needs the same chesslab installed (the jobs name its functions).
+    """
+    if scheduler is None:
+        yield 1 if workers is None else workers
+        return
+    if workers is not None:
+        raise ValueError("give either a number of local workers or a Dask scheduler "
+                         "address, not both")
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ValueError("a Dask scheduler needs Dask distributed on this machine: "
+                         "python -m pip install -r requirements-teacher.txt") from None
+    try:
+        client = Client(scheduler, timeout=10)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ValueError(f"cannot reach the Dask scheduler at {scheduler} ({exc}); start "
+                         f"it with `dask scheduler` on that machine and one `dask worker "
+                         f"{scheduler} --nthreads 1` per machine, or check the address "
+                         f"(tcp://HOST:8786)") from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=30)
+        except (OSError, TimeoutError):
+            raise ValueError(f"the Dask scheduler at {scheduler} has no workers: start "
+                             f"one per machine with `dask worker {scheduler} --nthreads "
+                             f"1`") from None
+        yield client.get_executor()
+    finally:
+        client.close()

@@ -7,6 +7,8 @@
     match    --white SPEC --black SPEC --games N     a match, with a score and an Elo estimate
     bestmove --fen FEN --player SPEC                 one search, its move and its line
     figures  [--out DIR] [--only NAME ...]           every figure of figures/
+    tournament PLAYERS_DIR --format F --games N --move-time S [--workers N | --scheduler A]
+             --out standings.json                    the class event, each player isolated
 
 Each command parses its options, checks what it can before any work (numbers that make
 no sense, files that cannot be written) and calls plain functions of the modules that
@@ -24,10 +26,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from chesslab.base.parallel import executor_for
 from chesslab.cli.common import Parser, path_problem
 from chesslab.cli.data import add_data
 from chesslab.cli.match import add_play
 from chesslab.cli.results import add_results
+from chesslab.cli.tournament import add_tournament
 from chesslab.cli.train import add_train
 from chesslab.matches.players import EngineStopped
 
@@ -42,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="python -m chesslab",
                      description="chesslab: build, train and play chess AIs.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (add_data, add_train, add_results, add_play):
+    for add in (add_data, add_train, add_results, add_play, add_tournament):
         add(sub)
     return parser
 
@@ -67,7 +71,12 @@ def main(argv=None) -> int:
             parser.print_help()
             return 1
         args.command_line = " ".join(["python -m chesslab", *argv])
-        return int(args.func(args) or 0)
+        if getattr(args, "scheduler", None) is None:
+            if getattr(args, "workers", 0) is None:
+                args.workers = args.default_workers
+            return int(args.func(args) or 0)
+        with executor_for(None, args.scheduler) as args.workers:   # a Dask cluster
+            return int(args.func(args) or 0)
     except (ValueError, FileNotFoundError, TypeError, EngineStopped) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -99,3 +99,18 @@ def game_sample_args(p):
     p.add_argument("--seed", type=int, default=0, help="of the split by game")
     p.add_argument("--test-fraction", type=fraction, default=0.2,
                    help="games held out (not trained on)")
+
+
+def workers_args(p, default: int | None, what: str = "games played at once"):
+    """``--workers N`` (local processes) or ``--scheduler ADDRESS`` (a Dask cluster):
+    where a command's jobs run. ``main`` turns them into ``args.workers``, a count or an
+    executor (``parallel.executor_for``), before the command runs."""
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=COUNT, default=None,
+                       help=f"local processes, {what}" + (f" (default {default})"
+                                                          if default else ""))
+    where.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="run the jobs on a Dask cluster instead, e.g. tcp://HOST:8786 "
+                            "(`dask scheduler`, then `dask worker ADDRESS --nthreads 1` on "
+                            "each machine)")
+    p.set_defaults(default_workers=default)

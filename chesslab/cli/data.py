@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from chesslab.cli.common import COUNT, at_least, check_outputs, fraction
+from chesslab.cli.common import COUNT, at_least, check_outputs, fraction, workers_args
 from chesslab.datasets.positions import (DEFAULT_DATASET, build_dataset, describe, extend_with_game_plies,
                            load_dataset, save_dataset)
 from chesslab.datasets.records import DEFAULT_GAMES, generate_games
@@ -101,7 +101,7 @@ def add_data(sub):
         common(p)
 
     def common(p):
-        p.add_argument("--workers", type=COUNT, default=2, help="processes (one engine each)")
+        workers_args(p, 2, "one engine each")
         p.add_argument("--seed", type=int, default=0)
 
     p = actions.add_parser("games", help="Stockfish self-play games at mixed strengths")

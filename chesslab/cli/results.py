@@ -13,8 +13,9 @@ from chesslab.experiments import search_cost
 from chesslab.experiments import store
 from chesslab.experiments import tournament
 from chesslab.training import pipeline as training
-from chesslab.cli.common import COUNT, endings, game_sample_args, write_result
+from chesslab.cli.common import COUNT, endings, game_sample_args, workers_args, write_result
 from chesslab.base.files import MODELS_DIR, check_writable, write_json_atomic
+from chesslab.matches.event import rate_ladder
 from chesslab.matches.tournament import standings
 
 
@@ -51,6 +52,17 @@ def _results_tournament(args):
         print(f"{row['player']:12s} score {row['score']:.2f} ({low:.2f}-{high:.2f})  "
               f"Elo {row['elo']:+.0f}")
     return write_result(out, data)
+
+
+def _results_ladder(args):
+    out = _results_out(args, "ladder_anchor")
+    given = {k: getattr(args, k) for k in ("ladder", "games", "max_plies", "seed")
+             if getattr(args, k) is not None}
+    data = rate_ladder(workers=args.workers, path=out, progress=not args.quiet,
+                       command=args.command_line, **given)
+    for row in data["standings"]:
+        print(f"{row['player']:16s} {row['points']:>5g}/{row['games']:<3d} Elo {row['elo']:+.0f}")
+    print(f"written to {out}")
 
 
 def _results_match(args):
@@ -149,12 +161,24 @@ def add_results(sub):
     q.add_argument("--out", default=None, help="default: data/results/tournament.json")
     q.set_defaults(func=_results_tournament)
 
+    q = which.add_parser("ladder", help="the tournament ladder's Elo, anchored on Stockfish "
+                                        "(data/results/ladder_anchor.json), resumable")
+    q.add_argument("--ladder", nargs="+", default=None, metavar="SPEC",
+                   help="the ladder's players (default: event.LADDER)")
+    q.add_argument("--games", type=COUNT, default=None, help="games per pair")
+    q.add_argument("--max-plies", default=None, **max_plies)
+    q.add_argument("--seed", type=int, default=None)
+    workers_args(q, 1)
+    q.add_argument("--quiet", action="store_true")
+    q.add_argument("--out", default=None, help="default: data/results/ladder_anchor.json")
+    q.set_defaults(func=_results_ladder)
+
     q = which.add_parser("match", help="a long match from held-out openings, in parallel, "
                                        "resumable")
     q.add_argument("--a", required=True, help="player spec, e.g. nnue@1s")
     q.add_argument("--b", required=True, help="player spec, e.g. pst@1s")
     q.add_argument("--games", type=COUNT, default=100, help="an even number (default 100)")
-    q.add_argument("--workers", type=COUNT, default=2, help="games played at once")
+    workers_args(q, 2)
     q.add_argument("--max-plies", default=300, **max_plies)
     q.add_argument("--resign-cp", type=float, default=1000,
                    help="adjudicate a win once both engines' searches see one side this "
@@ -184,7 +208,7 @@ def add_results(sub):
     opponents_args(q, "bayes:3", ["random", "material:3", "pst:3"], games=40)
     q.add_argument("--chunk", type=COUNT, default=4, help="games per resumable chunk (even)")
     q.add_argument("--max-plies", default=400, **max_plies)
-    q.add_argument("--workers", type=COUNT, default=1, help="chunks played at once")
+    workers_args(q, 1, "chunks played at once")
     q.add_argument("--out", default=None, help="default: data/results/bayes_matches.json")
     q.set_defaults(func=_results_bayes_matches)
 
@@ -195,7 +219,7 @@ def add_results(sub):
     q.add_argument("--seed", type=int, default=0)
     q.add_argument("--network", default=None,
                    help="policy-value network file (default: the shipped one)")
-    q.add_argument("--workers", type=COUNT, default=1, help="pairings played at once")
+    workers_args(q, 1, "pairings played at once")
     q.add_argument("--out", default=None, help="default: data/results/mcts_matches.json")
     q.set_defaults(func=_results_mcts_matches)
 
@@ -206,7 +230,7 @@ def add_results(sub):
     q.add_argument("--simulations", type=COUNT, default=300)
     q.add_argument("--games", type=COUNT, default=64, help="an even number (default 64)")
     q.add_argument("--max-plies", default=200, **max_plies)
-    q.add_argument("--workers", type=COUNT, default=2)
+    workers_args(q, 2)
     q.add_argument("--seed", type=int, default=0)
     q.add_argument("--out", default=None,
                    help="default: data/results/mcts_head_to_head.json")

@@ -5,7 +5,8 @@ from chesslab.evaluators import bayes
 from chesslab.training import naive_bayes as nb_training
 from chesslab.training import pipeline as training
 from chesslab.training.pretraining import bootstrap
-from chesslab.cli.common import COUNT, at_least, check_outputs, game_sample_args, positive
+from chesslab.cli.common import (COUNT, at_least, check_outputs, game_sample_args, positive,
+                                 workers_args)
 from chesslab.base.files import MODELS_DIR, check_writable_dir
 from chesslab.training.selfplay import DEFAULTS as SELFPLAY_DEFAULTS
 from chesslab.training.selfplay import check_settings, train_selfplay
@@ -41,13 +42,18 @@ def _train_bootstrap(args):
 def _train_selfplay(args):
     overrides = {k: getattr(args, k) for k in
                  ("games", "simulations", "piece", "gate_starts", "anchor", "value_target",
-                  "player", "starts", "workers", "lr", "epochs", "buffer")
+                  "player", "starts", "lr", "epochs", "buffer")
                  if getattr(args, k) is not None}
+    executor = None
+    if isinstance(args.workers, int):
+        overrides["workers"] = args.workers          # saved with the run's settings
+    elif args.workers is not None:
+        executor = args.workers                       # a cluster: used now, not saved
     check_settings(args.kind, args.initial, **overrides)
     check_writable_dir(args.workdir, "--workdir folder")   # before the first game
     train_selfplay(args.workdir, args.kind, args.iterations, args.max_minutes,
                    initial=args.initial, progress=lambda s: print(s, flush=True),
-                   seed=args.seed, **overrides)
+                   seed=args.seed, executor=executor, **overrides)
 
 
 def add_train(sub):
@@ -117,8 +123,7 @@ def add_train(sub):
     p.add_argument("--starts", choices=["initial", "records"], default=None,
                    help="full game: every game from the initial position, or every other "
                         "one from a position of the shipped game records")
-    p.add_argument("--workers", type=COUNT, default=None,
-                   help="processes for the self-play and gate games (e.g. 2 on 2 cores)")
+    workers_args(p, None, "for the self-play and gate games (e.g. 2 on 2 cores)")
     p.add_argument("--lr", type=positive, default=None, help="Adam step size")
     p.add_argument("--epochs", type=COUNT, default=None,
                    help="passes over the buffer per iteration")

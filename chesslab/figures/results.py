@@ -150,25 +150,50 @@ def plot_results(rows, ax=None, title=None):
     return ax
 
 
-def standings_figure(rows, ax=None, title="Standings"):
-    """The tournament's standings (``tournament.standings``): Elo bars, best on top, each
-    with the player's score, its 95% Wilson interval and any faults."""
+def standings_figure(standings, ax=None, title="Standings"):
+    """The standings as Elo bars, best on top, each with the player's score, its 95%
+    Wilson interval and any faults.
+
+    ``standings``: the rows of ``tournament.standings`` (ratings of mean 0), or a class
+    event's record (``run_tournament``): then the ladder's players are grey, the bars
+    start below the weakest when the ratings are anchored on the ladder's, and the
+    players withdrawn are named under the axis.
+    """
+    record = standings if isinstance(standings, dict) else None
+    rows = record["standings"] if record else standings
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 0.9 + 0.45 * len(rows)), layout="constrained")
-    names = [r["player"] for r in rows][::-1]
+        _, ax = plt.subplots(figsize=(8, 1.1 + 0.45 * len(rows)), layout="constrained")
+    anchored = bool(record and record.get("elo_anchored"))
     elos = [r["elo"] for r in rows][::-1]
-    ax.barh(names, elos, color=["#4c9a2a" if e >= 0 else "#c0392b" for e in elos])
-    ax.axvline(0, color="0.3", linewidth=0.8)
-    span = max(max(abs(e) for e in elos), 50)
-    ax.set_xlim(-1.9 * span, 1.9 * span)
+    base = 100 * np.floor(min(elos) / 100) - 100 if anchored else 0.0
+    names = [r["player"] + (" (ladder)" if r.get("kind") == "ladder" else "")
+             for r in rows][::-1]
+    colors = ["0.65" if r.get("kind") == "ladder" else
+              ("#2980b9" if anchored else "#4c9a2a" if r["elo"] >= 0 else "#c0392b")
+              for r in rows][::-1]
+    ax.barh(names, [e - base for e in elos], left=base, color=colors)
+    ax.axvline(base, color="0.3", linewidth=0.8)
+    span = max(max(abs(e - base) for e in elos), 50)
+    ax.set_xlim(base - (0 if anchored else 1.9 * span), base + 1.9 * span)
     for y, r in enumerate(rows[::-1]):
         low, high = r["interval95"]
-        words = f"{r['points']:g}/{r['games']} = {r['score']:.2f} ({low:.2f}-{high:.2f})"
+        if r["score"] is None:
+            words = "no games"
+        else:
+            words = f"{r['points']:g}/{r['games']} = {r['score']:.2f} ({low:.2f}-{high:.2f})"
         if r.get("faults"):
             words += f", {r['faults']} faults"
         x = r["elo"]
-        ax.text(x + (0.04 if x >= 0 else -0.04) * span, y, words, va="center", fontsize=8,
-                ha="left" if x >= 0 else "right")
-    ax.set_xlabel("Elo (mean 0); text: points, score and its 95% Wilson interval")
+        right = anchored or x >= 0
+        ax.text(x + (0.04 if right else -0.04) * span, y, words, va="center", fontsize=8,
+                ha="left" if right else "right", color="#c0392b" if r.get("faults") else "k")
+    if record is None:
+        ax.set_xlabel("Elo (mean 0); text: points, score and its 95% Wilson interval")
+    else:
+        label = f"Elo, {record['elo_scale']}"
+        if record.get("withdrawn"):
+            label += "\nwithdrawn: " + ", ".join(f"{w['player']} ({w['reason'][:50]})"
+                                                 for w in record["withdrawn"])
+        ax.set_xlabel(label, fontsize=8)
     ax.set_title(title)
     return ax.figure

@@ -1,24 +1,27 @@
-"""The class tournament: students' players in a round robin, with Elo and Wilson intervals.
+"""The class tournament.
 
-A submission is a Python file with a function ``choose_move(board) -> chess.Move`` (and
-optionally ``NAME = "..."``); files whose names start with ``_`` are skipped (templates).
-``load_players(folder)`` imports every submission; ``round_robin(players)`` plays every
-pair with colours alternating from the arena's openings; ``elo_ratings(table)`` turns
-the results into ratings. A submission that raises or returns an illegal move does not
-stop the tournament: that move is replaced by the first legal one and counted as a
-fault, so the teacher sees it in the table.
+The event itself is ``chesslab.matches.event.run_tournament``:
+every submission in a process of its own, a gauntlet, Swiss or round robin, faults
+recorded, Elo anchored on the course's ladder. ``python -m chesslab tournament`` runs it.
+
+What stays here runs a submission *in this process*, for a student checking a file
+before handing it in, and for measuring what isolation costs (``bench/``):
+``load_player(path)`` imports one file (a function ``choose_move(board) -> chess.Move``,
+optionally ``NAME = "..."``); ``SubmittedPlayer`` replaces a move that raises or is
+illegal by the first legal one and counts it as a fault; ``round_robin`` and
+``standings`` are the in-process round robin of ``python -m chesslab results tournament``.
+Never load a class's files this way: one endless loop stops everything.
 """
 from __future__ import annotations
 
 import importlib.util
 import itertools
-import math
 from pathlib import Path
 
 import chess
 
 from chesslab.matches.match import match
-from chesslab.matches.rating import wilson_interval
+from chesslab.matches.rating import INTERVAL_KEY, bradley_terry, wilson_interval
 from chesslab.board.game import Player
 
 
@@ -99,43 +102,25 @@ def round_robin(players, games: int = 2, seed: int = 0, max_plies: int = 200,
 
 def standings(table: dict, prior_draws: float = 1.0) -> list[dict]:
     """Each player's points, games, score with its 95% Wilson interval, and an Elo
-    rating (mean 0), best first.
+    rating (mean 0), best first, from a ``round_robin`` table.
 
-    The ratings are the maximum-likelihood Elo of the results (Bradley-Terry, a draw half
-    a win), with ``prior_draws`` virtual draws per pair so a clean sweep gets a finite
-    rating (as BayesElo does).
+    The ratings are the maximum-likelihood Elo of the results (``rating.bradley_terry``:
+    a draw half a win, ``prior_draws`` virtual draws per pair).
     """
     players = table["players"]
-    index = {p: i for i, p in enumerate(players)}
-    n = len(players)
-    points = [[0.0] * n for _ in players]
-    played = [[0.0] * n for _ in players]
+    results = []
     for key, r in table["pairs"].items():
-        a, b = (index[x] for x in key.split(" vs "))
-        games = r["wins"] + r["draws"] + r["losses"]
-        points[a][b] += r["wins"] + r["draws"] / 2
-        points[b][a] += r["losses"] + r["draws"] / 2
-        played[a][b] = played[b][a] = played[a][b] + games
-    gamma = [1.0] * n
-    for _ in range(2000):    # minorisation-maximisation: converges for any table
-        new = []
-        for i in range(n):
-            won = sum(points[i][j] + prior_draws / 2 for j in range(n) if j != i and played[i][j])
-            rate = sum((played[i][j] + prior_draws) / (gamma[i] + gamma[j])
-                       for j in range(n) if j != i and played[i][j])
-            new.append(won / rate if rate else gamma[i])
-        mean_log = sum(math.log(g) for g in new) / n
-        new = [g / math.exp(mean_log) for g in new]
-        done = max(abs(x - y) for x, y in zip(new, gamma)) < 1e-10
-        gamma = new
-        if done:
-            break
+        a, b = key.split(" vs ")
+        results += [(a, b, 1.0)] * r["wins"] + [(a, b, 0.5)] * r["draws"] \
+            + [(a, b, 0.0)] * r["losses"]
+    elo = bradley_terry(players, results, prior_draws=prior_draws)
     rows = []
-    for i, name in enumerate(players):
-        got, games = sum(points[i]), sum(played[i])
+    for name in players:
+        got = sum(p if a == name else 1 - p for a, b, p in results if name in (a, b))
+        games = sum(name in (a, b) for a, b, _ in results)
         low, high = wilson_interval(got, games)
-        rows.append({"player": name, "points": got, "games": int(games),
-                     "score": got / games if games else float("nan"), "interval95": (low, high),
-                     "elo": 400 * math.log10(gamma[i]),
+        rows.append({"player": name, "points": got, "games": games,
+                     "score": got / games if games else float("nan"),
+                     INTERVAL_KEY: (low, high), "elo": elo[name],
                      "faults": table.get("faults", {}).get(name, 0)})
     return sorted(rows, key=lambda r: -r["elo"])

@@ -296,7 +296,8 @@ def _opening_starts(count: int, seed: int, plies: int = 4) -> list[str]:
 
 
 def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
-                   max_minutes: float | None = None, initial=None, progress=print, **overrides):
+                   max_minutes: float | None = None, initial=None, progress=print,
+                   executor=None, **overrides):
     """AlphaZero's loop, resumable: self-play with the latest net (the trainee; with
     ``player="best"`` the gated best plays, as in AlphaGo Zero), train the trainee on
     the replay buffer, gate it against the best (it replaces the best only above 55%),
@@ -307,7 +308,8 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
     there until ``iterations`` are done, stopping early after ``max_minutes``.
     ``kind`` is "endgame" (K+Q vs K from random starts; mate rate on a fixed test set
     is the curve) or "full" (the whole game from the initial position; start from a
-    bootstrapped network ``initial``).
+    bootstrapped network ``initial``). ``executor`` (a Dask cluster's, say) plays the
+    games instead of the ``workers`` processes of the settings, and is not saved with them.
     """
     check_settings(kind, initial, **overrides)
     workdir = Path(workdir)
@@ -380,7 +382,7 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
         jobs = [(player_net, start, cfg["simulations"], cfg["temperature_plies"],
                  cfg["max_plies"], adjudicate, cfg["draw_value"], rng.randrange(10**9))
                 for start in starts]
-        for game in parallel_map(_self_play_job, jobs, cfg.get("workers", 1)):
+        for game in parallel_map(_self_play_job, jobs, executor or cfg.get("workers", 1)):
             buffer.add(game["records"])
             results[game["result"]] += 1
             plies.append(len(game["moves"]))
@@ -396,7 +398,7 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
         accepted, match = gate(trainee, best, gate_starts, simulations=cfg["gate_simulations"],
                                max_plies=cfg.get("gate_max_plies", cfg["max_plies"]),
                                adjudicate=adjudicate, draw_value=cfg["draw_value"], seed=it,
-                               workers=cfg.get("workers", 1))
+                               workers=executor or cfg.get("workers", 1))
         if accepted:
             best = _copy_net(trainee)
         row = {"iteration": it, "selfplay": results, "mean_plies": float(np.mean(plies)),
