@@ -23,7 +23,9 @@ from chesslab.datasets.records import sample_plies
 from chesslab.evaluators.handwritten import MaterialEvaluator
 from chesslab.search.mcts import puct_select
 from chesslab.nn import Dense, MaxPool2D, conv2d_naive
+from chesslab.search import teaching
 from chesslab.search.tree import GameTree
+from chesslab.board.scores import is_mate_score
 
 
 @dataclass
@@ -303,23 +305,18 @@ def check_alphabeta(fn, cases: int = 12, seed: int = 4, show=True) -> CheckResul
     return _run("alphabeta", trees, compare, show)
 
 
+class _Evaluate:
+    """A plain ``evaluate(board)`` function as an evaluator object."""
+
+    def __init__(self, evaluate):
+        self.evaluate = evaluate
+
+
 def quiesce(board: chess.Board, alpha: float, beta: float, evaluate) -> float:
-    """Textbook quiescence (negamax, the side to move's view): stand pat, then captures."""
-    stand = evaluate(board) if board.turn == chess.WHITE else -evaluate(board)
-    if stand >= beta:
-        return stand
-    alpha = max(alpha, stand)
-    best = stand
-    for move in board.generate_legal_captures():
-        board.push(move)
-        score = -quiesce(board, -beta, -alpha, evaluate)
-        board.pop()
-        if score > best:
-            best = score
-            alpha = max(alpha, score)
-            if alpha >= beta:
-                break
-    return best
+    """The exercise's reference: ``chesslab.search.teaching.quiesce`` in the exercise's
+    terms (a plain ``evaluate`` function; a mate stays +-inf, as the evaluator says it)."""
+    value = teaching.quiesce(board, _Evaluate(evaluate), alpha, beta)
+    return math.copysign(math.inf, value) if is_mate_score(value) else value
 
 
 def check_quiesce(fn, cases: int = 40, seed: int = 5, show=True) -> CheckResult:

@@ -49,8 +49,9 @@ def quiet_leaf(board: chess.Board, max_captures: int = 8) -> chess.Board | None:
 
     ``board`` itself when no capture gains; None when the side to move is in check at
     the start or at the end (not a quiet position). The teaching version of
-    ``recipe.quiet_leaf``; the real one gets the whole line from one search, tries the
-    most valuable victims first and limits the search's depth.
+    ``recipe.quiet_leaf``; the real one gets the whole line from the searcher's own
+    quiescence (``Searcher.quiet_line``), which also answers checks and skips captures
+    that lose material.
     """
     if board.is_check():
         return None
