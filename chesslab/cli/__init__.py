@@ -2,7 +2,7 @@
 
     data     {games, label, extend, build, info}     training data (Stockfish games, labels)
     train    {nets, bayes, bootstrap, selfplay}       models into data/models
-    results  {evaluators, depth-cost, tournament, match, recipe,
+    results  {evaluators, depth-cost, tournament, ladder, match, recipe,
               bayes, bayes-matches, mcts-matches, mcts-head-to-head}   data/results/*.json
     match    --white SPEC --black SPEC --games N     a match, with a score and an Elo estimate
     bestmove --fen FEN --player SPEC                 one search, its move and its line
@@ -12,9 +12,10 @@
 
 Each command parses its options, checks what it can before any work (numbers that make
 no sense, files that cannot be written) and calls plain functions of the modules that
-do the work. Errors are one line on stderr and exit status 2. The groups live in
-``cli.data``, ``cli.train``, ``cli.results`` and ``cli.play`` (match, bestmove,
-figures), with what they share in ``cli.common``; this module builds the parser.
+do the work. Errors are one line on stderr and exit status 2. Each command or group has
+a module (``cli.data``, ``cli.train``, ``cli.results``, ``cli.match`` for match and
+bestmove, ``cli.figures``, ``cli.tournament``), with what they share in ``cli.common``;
+this module builds the parser.
 
 Older spellings still work and are not shown in the help: ``train NAME`` is
 ``train nets NAME``, ``selfplay`` is ``train selfplay``, ``bootstrap`` is
@@ -29,7 +30,8 @@ import sys
 from chesslab.base.parallel import executor_for
 from chesslab.cli.common import Parser, path_problem
 from chesslab.cli.data import add_data
-from chesslab.cli.match import add_play
+from chesslab.cli.figures import add_figures
+from chesslab.cli.match import add_match
 from chesslab.cli.results import add_results
 from chesslab.cli.tournament import add_tournament
 from chesslab.cli.train import add_train
@@ -46,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="python -m chesslab",
                      description="chesslab: build, train and play chess AIs.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (add_data, add_train, add_results, add_play, add_tournament):
+    for add in (add_data, add_train, add_results, add_match, add_figures, add_tournament):
         add(sub)
     return parser
 

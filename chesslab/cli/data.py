@@ -7,6 +7,7 @@ import json
 from chesslab.cli.common import COUNT, at_least, check_outputs, fraction, workers_args
 from chesslab.datasets.positions import (DEFAULT_DATASET, build_dataset, describe, extend_with_game_plies,
                            load_dataset, save_dataset)
+from chesslab.datasets.policy_labels import POLICY_LABELS, label_policy_shards
 from chesslab.datasets.records import DEFAULT_GAMES, generate_games
 from chesslab.training.leaves import extend_with_leaves
 
@@ -59,6 +60,15 @@ def _data_build(args):
         extend.data, extend.pgn, extend.depth = args.out, args.out_games, args.extra_depth
         extend.cache = args.cache and f"{args.cache}.d{args.extra_depth}.npz"
         _data_extend(extend)
+
+
+def _data_policy_labels(args):
+    given = {k: v for k, v in (("depth", args.depth), ("multipv", args.multipv),
+                               ("seed", args.seed), ("shard", args.shard),
+                               ("limit", args.limit)) if v is not None}
+    done = label_policy_shards(load_dataset(args.data), args.out, workers=args.workers,
+                               progress=not args.quiet, **given)
+    print(f"{done} positions labelled into {args.out}")
 
 
 def _data_info(args):
@@ -137,6 +147,18 @@ def add_data(sub):
                    help="then add every ply of the training games at this depth (0: no)")
     common(p)
     p.set_defaults(func=_data_build)
+    p = actions.add_parser("policy-labels", help="Stockfish's best moves and win/draw/loss "
+                                                 "for the policy-value net, shard by shard")
+    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
+    p.add_argument("--out", default=str(POLICY_LABELS), help="folder of the shards")
+    p.add_argument("--depth", type=COUNT, help="Stockfish depth (default 8)")
+    p.add_argument("--multipv", type=COUNT, help="best moves scored per position (default 8)")
+    p.add_argument("--shard", type=COUNT, help="positions per resumable shard (default 1000)")
+    p.add_argument("--limit", type=COUNT, help="label only the first N positions of the order")
+    p.add_argument("--seed", type=int, help="of the order of the positions (default 0)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    workers_args(p, 1, "one engine each")
+    p.set_defaults(func=_data_policy_labels)
     p = actions.add_parser("info", help="summarise a dataset file")
     p.add_argument("path", nargs="?", default=None)
     p.set_defaults(func=_data_info)

@@ -1,15 +1,11 @@
-"""``python -m chesslab match``, ``bestmove`` and ``figures``."""
+"""``python -m chesslab match`` and ``bestmove``: players against each other, or one position."""
 from __future__ import annotations
-
-import time
 
 import chess
 
 from chesslab.matches.match import match
 from chesslab.cli.common import COUNT, endings
 from chesslab.board.encoding import as_board
-from chesslab.figures import make_figures
-from chesslab.base.files import check_writable_dir
 from chesslab.matches.players import make_player
 
 
@@ -28,19 +24,7 @@ def _bestmove(args):
     print(f"bestmove {move.uci()}" if result is None else result.describe(board))
 
 
-def _figures(args):
-    check_writable_dir(args.out, "--out folder")
-    start = time.perf_counter()
-    report = make_figures(args.out, args.only, progress=not args.quiet)
-    for name, status in report:
-        print(f"{name:22s} {status}")
-    made = sum(status == "ok" for _, status in report)
-    print(f"{made} figure(s) written to {args.out}/ (PNG + SVG) in "
-          f"{time.perf_counter() - start:.1f} s")
-    return 0 if made == len(report) else 1
-
-
-def add_play(sub):
+def add_match(sub):
     p = sub.add_parser("match", help="play a match between two players")
     p.add_argument("--white", required=True, help="player spec, e.g. pst:3")
     p.add_argument("--black", required=True, help="player spec, e.g. random")
@@ -55,9 +39,3 @@ def add_play(sub):
     p.add_argument("--fen", default=chess.STARTING_FEN)
     p.add_argument("--player", default="pst@1s", help="search player spec, e.g. pst@1s")
     p.set_defaults(func=_bestmove)
-
-    p = sub.add_parser("figures", help="draw the thesis figures into figures/")
-    p.add_argument("--out", default="figures", help="output folder (default: figures)")
-    p.add_argument("--only", nargs="+", metavar="NAME", help="only these figures")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=_figures)
