@@ -179,3 +179,22 @@ def test_results_depth_cost_writes_where_out_says(tmp_path, capsys):
     assert all(r["depth"] == 1 and r["nodes"] > 0 for r in rows)
     assert (shipped.read_bytes() if shipped.exists() else None) == before
     assert str(out) in capsys.readouterr().out
+
+
+def test_option_defaults_come_from_the_functions_they_call():
+    import inspect
+    from chesslab.datasets.records import generate_games
+    from chesslab.experiments.matches import record_long_match
+    parser = build_parser()
+    games = parser.parse_args(["data", "games"])
+    assert games.count == inspect.signature(generate_games).parameters["count"].default
+    assert games.max_plies == inspect.signature(generate_games).parameters["max_plies"].default
+    build = parser.parse_args(["data", "build"])        # two steps: each option its own step's
+    assert (build.depth, build.extra_depth, build.max_plies) == (10, 8, 300)
+    long = parser.parse_args(["results", "match", "--a", "pst:1", "--b", "random"])
+    params = inspect.signature(record_long_match).parameters
+    assert (long.games, long.resign_cp) == (params["games"].default, params["resign_cp"].default)
+    assert parser.parse_args(["results", "depth-cost"]).max_depth == 4
+    import chesslab.cli.common as common
+    source = inspect.getsource(common.game_sample_args)
+    assert "default=" not in source.replace("defaults_from", "")

@@ -4,16 +4,47 @@ from __future__ import annotations
 
 import argparse
 import errno
+import inspect
 
 from chesslab.base.files import check_writable, write_json_atomic
-from chesslab.datasets.records import DEFAULT_GAMES
+from chesslab.training.naive_bayes import game_sample
 
 
 class Parser(argparse.ArgumentParser):
     """A bad command line is one error line like any other, not a usage dump."""
 
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", ShowDefaults)
+        super().__init__(*args, **kwargs)
+
     def error(self, message):
         raise ValueError(f"{message} (see {self.prog} --help)")
+
+
+class ShowDefaults(argparse.HelpFormatter):
+    """``--help`` shows each option's default, wherever it was set (``defaults_from``)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (action.option_strings and "default" not in text
+                and not any(action.default is x for x in (None, False, argparse.SUPPRESS))):
+            text += " (default: %(default)s)"
+        return text
+
+
+def defaults_from(parser, function, **parameters):
+    """Give every option of ``parser`` that is a parameter of ``function`` (the option's
+    dest, or ``dest="parameter"`` in ``parameters``) that parameter's default.
+
+    A default is written once, in the signature of the function that does the work: the
+    command line, a notebook and a teacher's script then agree without a second copy."""
+    signature = inspect.signature(function).parameters
+    found = {}
+    for action in parser._actions:
+        parameter = signature.get(parameters.get(action.dest, action.dest))
+        if parameter is not None and parameter.default is not inspect.Parameter.empty:
+            found[action.dest] = parameter.default
+    parser.set_defaults(**found)
 
 
 #: What to do when the system refuses a path, by its error number.
@@ -94,11 +125,12 @@ def write_result(path, data) -> int:
 
 
 def game_sample_args(p):
-    """The options of ``bayes.game_sample``: which games, and how they are split."""
-    p.add_argument("--pgn", default=str(DEFAULT_GAMES), help="game records")
-    p.add_argument("--seed", type=int, default=0, help="of the split by game")
-    p.add_argument("--test-fraction", type=fraction, default=0.2,
-                   help="games held out (not trained on)")
+    """The options of ``training.naive_bayes.game_sample``: which games, and how they are
+    split (its defaults)."""
+    p.add_argument("--pgn", help="game records")
+    p.add_argument("--seed", type=int, help="of the split by game")
+    p.add_argument("--test-fraction", type=fraction, help="games held out (not trained on)")
+    defaults_from(p, game_sample)
 
 
 def workers_args(p, default: int | None, what: str = "games played at once"):

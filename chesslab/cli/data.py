@@ -4,11 +4,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from chesslab.cli.common import COUNT, at_least, check_outputs, fraction, workers_args
+from chesslab.cli.common import (COUNT, at_least, check_outputs, defaults_from, fraction,
+                                 workers_args)
 from chesslab.datasets.positions import (DEFAULT_DATASET, build_dataset, describe, extend_with_game_plies,
                            load_dataset, save_dataset)
-from chesslab.datasets.policy_labels import POLICY_LABELS, label_policy_shards
-from chesslab.datasets.records import DEFAULT_GAMES, generate_games
+from chesslab.datasets.policy_labels import label_policy_shards
+from chesslab.datasets.records import generate_games
 from chesslab.training.leaves import extend_with_leaves
 
 
@@ -46,7 +47,7 @@ def _data_extend(args):
 
 def _data_leaves(args):
     _grow_dataset(args, lambda dataset: extend_with_leaves(
-        dataset, args.evaluators.split(","), args.roots, args.rate, args.search_depth,
+        dataset, args.evaluators, args.roots, args.rate, args.search_depth,
         args.depth, args.workers, args.seed, cache=args.cache), "search leaves")
 
 
@@ -63,11 +64,9 @@ def _data_build(args):
 
 
 def _data_policy_labels(args):
-    given = {k: v for k, v in (("depth", args.depth), ("multipv", args.multipv),
-                               ("seed", args.seed), ("shard", args.shard),
-                               ("limit", args.limit)) if v is not None}
-    done = label_policy_shards(load_dataset(args.data), args.out, workers=args.workers,
-                               progress=not args.quiet, **given)
+    done = label_policy_shards(load_dataset(args.data), args.out, args.depth, args.multipv,
+                               args.seed, args.shard, args.limit, args.workers,
+                               progress=not args.quiet)
     print(f"{done} positions labelled into {args.out}")
 
 
@@ -80,84 +79,90 @@ def add_data(sub):
     actions = data.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     def game_args(p, flag):
-        p.add_argument("--count", type=COUNT, default=5000, help="games to play")
-        p.add_argument("--nodes", type=COUNT, default=1000, help="Stockfish nodes per move")
-        p.add_argument("--max-plies", type=COUNT, default=300,
+        p.add_argument("--count", type=COUNT, help="games to play")
+        p.add_argument("--nodes", type=COUNT, help="Stockfish nodes per move")
+        p.add_argument("--max-plies", type=COUNT,
                        help="adjudicate a draw after this many plies")
-        p.add_argument(flag, dest="out_games", default=str(DEFAULT_GAMES),
-                       help="PGN file to write (.pgn.gz is gzipped)")
+        p.add_argument(flag, dest="out_games", help="PGN file to write (.pgn.gz is gzipped)")
 
     def label_args(p):
-        p.add_argument("--random", type=at_least(0), default=100_000,
-                       help="random positions")
-        p.add_argument("--depth", type=COUNT, default=10, help="Stockfish search depth")
-        p.add_argument("--every", type=at_least(0), default=8,
+        p.add_argument("--random", type=at_least(0), help="random positions")
+        p.add_argument("--depth", type=COUNT, help="Stockfish search depth")
+        p.add_argument("--every", type=at_least(0),
                        help="also take every k-th ply of each game (0: the chapter's "
                             "sample only)")
-        p.add_argument("--out", default=str(DEFAULT_DATASET), help=".npz file to write")
+        p.add_argument("--out", help=".npz file to write")
         cache_arg(p)
 
     def cache_arg(p):
-        p.add_argument("--cache", default=None,
+        p.add_argument("--cache",
                        help="label cache (.npz): saved as labels come, reused on a rerun")
 
     def grow_args(p, depth_help):
         """A command that adds labelled rows to a dataset file."""
-        p.add_argument("--data", default=None,
-                       help="dataset .npz (default: data/positions.npz)")
-        p.add_argument("--out", default=None, help=".npz file to write (default: --data)")
-        p.add_argument("--depth", type=COUNT, default=8, help=depth_help)
+        p.add_argument("--data", help="dataset .npz (default: data/positions.npz)")
+        p.add_argument("--out", help=".npz file to write (default: --data)")
+        p.add_argument("--depth", type=COUNT, help=depth_help)
         cache_arg(p)
         common(p)
 
     def common(p):
         workers_args(p, 2, "one engine each")
-        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--seed", type=int)
 
     p = actions.add_parser("games", help="Stockfish self-play games at mixed strengths")
     game_args(p, "--out")
     common(p)
+    defaults_from(p, generate_games, out_games="path")
     p.set_defaults(func=_data_games)
     p = actions.add_parser("label", help="label game and random positions with Stockfish")
-    p.add_argument("--pgn", nargs="+", default=[str(DEFAULT_GAMES)], help="PGN files")
+    p.add_argument("--pgn", nargs="+", help="PGN files")
     label_args(p)
     common(p)
+    defaults_from(p, build_dataset, pgn="pgn_paths", random="n_random")
+    defaults_from(p, save_dataset, out="path")
     p.set_defaults(func=_data_label)
     p = actions.add_parser("extend", help="add every ply of the training games, labelled "
                                           "at a lower depth")
     grow_args(p, "Stockfish depth of the new labels")
-    p.add_argument("--pgn", default=str(DEFAULT_GAMES),
-                   help="the PGN the dataset was built from")
+    p.add_argument("--pgn", help="the PGN the dataset was built from")
+    defaults_from(p, extend_with_game_plies, pgn="pgn_path")
     p.set_defaults(func=_data_extend)
     p = actions.add_parser("leaves", help="add the leaves of real searches from training "
                                           "positions, labelled (run again after retraining)")
     grow_args(p, "Stockfish depth of the labels")
-    p.add_argument("--evaluators", default="nnue,pst",
+    p.add_argument("--evaluators", type=lambda text: tuple(text.split(",")),
                    help="the evaluators whose searches are sampled, in turn (comma-separated)")
-    p.add_argument("--roots", type=COUNT, default=3000,
-                   help="training game positions to search from")
-    p.add_argument("--rate", type=fraction, default=0.03,
-                   help="the share of each search's leaves kept")
-    p.add_argument("--search-depth", type=COUNT, default=3, help="depth of those searches")
+    p.add_argument("--roots", type=COUNT, help="training game positions to search from")
+    p.add_argument("--rate", type=fraction, help="the share of each search's leaves kept")
+    p.add_argument("--search-depth", type=COUNT, help="depth of those searches")
+    defaults_from(p, extend_with_leaves)
     p.set_defaults(func=_data_leaves)
     p = actions.add_parser("build", help="regenerate the shipped games and dataset")
     game_args(p, "--out-games")
     label_args(p)
-    p.add_argument("--extra-depth", type=at_least(0), default=8,
+    p.add_argument("--extra-depth", type=at_least(0),
                    help="then add every ply of the training games at this depth (0: no)")
     common(p)
+    # a later call wins where two steps share a name: --depth is the labels', --max-plies
+    # the games'
+    defaults_from(p, extend_with_game_plies, extra_depth="depth")
+    defaults_from(p, build_dataset, random="n_random")
+    defaults_from(p, save_dataset, out="path")
+    defaults_from(p, generate_games, out_games="path")
     p.set_defaults(func=_data_build)
     p = actions.add_parser("policy-labels", help="Stockfish's best moves and win/draw/loss "
                                                  "for the policy-value net, shard by shard")
     p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
-    p.add_argument("--out", default=str(POLICY_LABELS), help="folder of the shards")
-    p.add_argument("--depth", type=COUNT, help="Stockfish depth (default 8)")
-    p.add_argument("--multipv", type=COUNT, help="best moves scored per position (default 8)")
-    p.add_argument("--shard", type=COUNT, help="positions per resumable shard (default 1000)")
+    p.add_argument("--out", help="folder of the shards")
+    p.add_argument("--depth", type=COUNT, help="Stockfish depth")
+    p.add_argument("--multipv", type=COUNT, help="best moves scored per position")
+    p.add_argument("--shard", type=COUNT, help="positions per resumable shard")
     p.add_argument("--limit", type=COUNT, help="label only the first N positions of the order")
-    p.add_argument("--seed", type=int, help="of the order of the positions (default 0)")
+    p.add_argument("--seed", type=int, help="of the order of the positions")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     workers_args(p, 1, "one engine each")
+    defaults_from(p, label_policy_shards, out="folder")
     p.set_defaults(func=_data_policy_labels)
     p = actions.add_parser("info", help="summarise a dataset file")
     p.add_argument("path", nargs="?", default=None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 
 from chesslab.base.files import check_writable_dir
+from chesslab.cli.common import defaults_from
 from chesslab.figures import make_figures
 
 
@@ -21,7 +22,8 @@ def _figures(args):
 
 def add_figures(sub):
     p = sub.add_parser("figures", help="draw the thesis figures into figures/")
-    p.add_argument("--out", default="figures", help="output folder (default: figures)")
+    p.add_argument("--out", help="output folder")
     p.add_argument("--only", nargs="+", metavar="NAME", help="only these figures")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    defaults_from(p, make_figures, out="out_dir")
     p.set_defaults(func=_figures)

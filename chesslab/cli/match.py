@@ -4,7 +4,7 @@ from __future__ import annotations
 import chess
 
 from chesslab.matches.match import match
-from chesslab.cli.common import COUNT, endings
+from chesslab.cli.common import COUNT, defaults_from, endings
 from chesslab.board.encoding import as_board
 from chesslab.matches.players import make_player
 
@@ -28,11 +28,12 @@ def add_match(sub):
     p = sub.add_parser("match", help="play a match between two players")
     p.add_argument("--white", required=True, help="player spec, e.g. pst:3")
     p.add_argument("--black", required=True, help="player spec, e.g. random")
-    p.add_argument("--games", type=COUNT, default=20)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-plies", type=COUNT, default=400)
+    p.add_argument("--games", type=COUNT, help="games, colours alternating")
+    p.add_argument("--seed", type=int, help="of the players' tie-breaks")
+    p.add_argument("--max-plies", type=COUNT, help="adjudicate a draw after this many half-moves")
     p.add_argument("--pgn", help="write the games to this PGN file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    defaults_from(p, match)
     p.set_defaults(func=_match)
 
     p = sub.add_parser("bestmove", help="search one position and print the answer")

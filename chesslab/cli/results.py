@@ -1,11 +1,11 @@
 """``python -m chesslab results ...``: the measured results in data/results, one command each."""
 from __future__ import annotations
 
+import inspect
 import time
 
 from chesslab.training import naive_bayes as nb_training
 from chesslab.experiments import naive_bayes as nb_results
-from chesslab.training import measure
 from chesslab.experiments import evaluators
 from chesslab.experiments import matches
 from chesslab.experiments import recipe
@@ -13,8 +13,9 @@ from chesslab.experiments import search_cost
 from chesslab.experiments import store
 from chesslab.experiments import tournament
 from chesslab.training import pipeline as training
-from chesslab.cli.common import COUNT, endings, game_sample_args, workers_args, write_result
-from chesslab.base.files import MODELS_DIR, check_writable, write_json_atomic
+from chesslab.cli.common import (COUNT, defaults_from, endings, game_sample_args, workers_args,
+                                 write_result)
+from chesslab.base.files import check_writable, write_json_atomic
 from chesslab.matches.event import rate_ladder
 from chesslab.matches.tournament import standings
 
@@ -122,11 +123,13 @@ def _results_head_to_head(args):
     print(f"written to {out}")
 
 
-def opponents_args(q, player: str, opponents: list, games: int):
-    """One player against a list of opponents, ``games`` each."""
-    q.add_argument("--player", default=player)
-    q.add_argument("--opponents", nargs="+", default=opponents)
-    q.add_argument("--games", type=COUNT, default=games, help=f"per opponent (default {games})")
+def opponents_args(q, function):
+    """One player against a list of opponents, a number of games each (``function``'s
+    defaults)."""
+    q.add_argument("--player", help="player spec")
+    q.add_argument("--opponents", nargs="+", help="player specs")
+    q.add_argument("--games", type=COUNT, help="per opponent")
+    defaults_from(q, function)
 
 
 def add_results(sub):
@@ -136,29 +139,33 @@ def add_results(sub):
     max_plies = dict(type=COUNT, help="adjudicate a draw after this many half-moves")
 
     q = which.add_parser("evaluators", help="the results table of the evaluators")
-    q.add_argument("names", nargs="*", default=list(evaluators.TABLE_ROWS),
+    q.add_argument("names", nargs="*",
                    help="evaluators (default: every row of the table in the registry)")
-    q.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
-    q.add_argument("--models", default=str(MODELS_DIR), help="folder of the model files")
-    q.add_argument("--out", default=None,
+    q.add_argument("--data", help="dataset .npz (default: data/positions.npz)")
+    q.add_argument("--models", help="folder of the model files")
+    q.add_argument("--out",
                    help="where to write the table (default: data/results/evaluators.json)")
+    defaults_from(q, evaluators.results_table, models="models_dir")
     q.set_defaults(func=_results_evaluators)
 
     q = which.add_parser("depth-cost", help="nodes and seconds vs depth (minimax, alpha-beta, "
                                             "full)")
-    q.add_argument("--max-depth", type=COUNT, default=4)
-    q.add_argument("--evaluator", default="material")
+    q.add_argument("--max-depth", type=COUNT, help="measure depths 1 to this")
+    q.add_argument("--evaluator", help="the evaluation at the leaves")
     q.add_argument("--quiet", action="store_true")
-    q.add_argument("--out", default=None, help="default: data/results/depth_cost.json")
-    q.set_defaults(func=_results_depth_cost)
+    q.add_argument("--out", help="default: data/results/depth_cost.json")
+    defaults_from(q, search_cost.measure_depth_cost)
+    q.set_defaults(func=_results_depth_cost, max_depth=max(
+        inspect.signature(search_cost.measure_depth_cost).parameters["depths"].default))
 
     q = which.add_parser("tournament", help="round robin between evaluators")
-    q.add_argument("--players", nargs="+", default=list(tournament.TOURNAMENT_PLAYERS))
-    q.add_argument("--games", type=COUNT, default=4, help="games per pair (default 4)")
-    q.add_argument("--max-plies", default=300, **max_plies)
-    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--players", nargs="+", help="player specs")
+    q.add_argument("--games", type=COUNT, help="games per pair")
+    q.add_argument("--max-plies", **max_plies)
+    q.add_argument("--seed", type=int)
     q.add_argument("--quiet", action="store_true")
-    q.add_argument("--out", default=None, help="default: data/results/tournament.json")
+    q.add_argument("--out", help="default: data/results/tournament.json")
+    defaults_from(q, tournament.run_tournament)
     q.set_defaults(func=_results_tournament)
 
     q = which.add_parser("ladder", help="the tournament ladder's Elo, anchored on Stockfish "
@@ -177,61 +184,59 @@ def add_results(sub):
                                        "resumable")
     q.add_argument("--a", required=True, help="player spec, e.g. nnue@1s")
     q.add_argument("--b", required=True, help="player spec, e.g. pst@1s")
-    q.add_argument("--games", type=COUNT, default=100, help="an even number (default 100)")
+    q.add_argument("--games", type=COUNT, help="an even number")
     workers_args(q, 2)
-    q.add_argument("--max-plies", default=300, **max_plies)
-    q.add_argument("--resign-cp", type=float, default=1000,
+    q.add_argument("--max-plies", **max_plies)
+    q.add_argument("--resign-cp", type=float,
                    help="adjudicate a win once both engines' searches see one side this "
-                        "far ahead for 4 half-moves (default 1000; 0 turns it off)")
-    q.add_argument("--seed", type=int, default=0)
-    q.add_argument("--out", default=None,
+                        "far ahead for 4 half-moves (0 turns it off)")
+    q.add_argument("--seed", type=int)
+    q.add_argument("--out",
                    help="the file the match is added to (default: data/results/matches.json)")
+    defaults_from(q, matches.record_long_match)
     q.set_defaults(func=_results_match)
 
     q = which.add_parser("recipe", help="train with each recipe step added in turn")
-    q.add_argument("--nets", nargs="+", default=list(recipe.RECIPE_NETS))
-    q.add_argument("--sample", type=COUNT, default=measure.SEARCH_SAMPLE,
-                   help=f"test positions searched per network (default "
-                        f"{measure.SEARCH_SAMPLE})")
-    q.add_argument("--out", default=None, help="default: data/results/recipe.json")
+    q.add_argument("--nets", nargs="+", help="the networks trained at each step")
+    q.add_argument("--sample", type=COUNT, help="test positions searched per network")
+    q.add_argument("--out", help="default: data/results/recipe.json")
+    defaults_from(q, recipe.measure_recipe, nets="names")
     q.set_defaults(func=_results_recipe)
 
     q = which.add_parser("bayes", help="Naive Bayes against simple baselines, on the test "
                                        "games")
     game_sample_args(q)
-    q.add_argument("--out", default=None,
-                   help="default: data/results/bayes_comparison.json")
+    q.add_argument("--out", help="default: data/results/bayes_comparison.json")
     q.set_defaults(func=_results_bayes)
 
     q = which.add_parser("bayes-matches", help="the Naive Bayes engine against random, "
                                                "material and pst, resumable")
-    opponents_args(q, "bayes:3", ["random", "material:3", "pst:3"], games=40)
-    q.add_argument("--chunk", type=COUNT, default=4, help="games per resumable chunk (even)")
-    q.add_argument("--max-plies", default=400, **max_plies)
+    q.add_argument("--chunk", type=COUNT, help="games per resumable chunk (even)")
+    q.add_argument("--max-plies", **max_plies)
     workers_args(q, 1, "chunks played at once")
-    q.add_argument("--out", default=None, help="default: data/results/bayes_matches.json")
+    q.add_argument("--out", help="default: data/results/bayes_matches.json")
+    opponents_args(q, matches.bayes_matches)
     q.set_defaults(func=_results_bayes_matches)
 
     q = which.add_parser("mcts-matches", help="an MCTS player against the classic players, "
                                               "one pairing at a time, resumable")
-    opponents_args(q, "mcts:300", ["random", "material:2", "pst:3"], games=20)
-    q.add_argument("--max-plies", default=200, **max_plies)
-    q.add_argument("--seed", type=int, default=0)
-    q.add_argument("--network", default=None,
-                   help="policy-value network file (default: the shipped one)")
+    q.add_argument("--max-plies", **max_plies)
+    q.add_argument("--seed", type=int)
+    q.add_argument("--network", help="policy-value network file (default: the shipped one)")
     workers_args(q, 1, "pairings played at once")
-    q.add_argument("--out", default=None, help="default: data/results/mcts_matches.json")
+    q.add_argument("--out", help="default: data/results/mcts_matches.json")
+    opponents_args(q, matches.mcts_matches)
     q.set_defaults(func=_results_mcts_matches)
 
     q = which.add_parser("mcts-head-to-head", help="two policy-value networks, MCTS at the "
                                                    "same simulations, resumable")
     q.add_argument("--a", required=True, help="network file of the first player")
     q.add_argument("--b", required=True, help="network file of the second player")
-    q.add_argument("--simulations", type=COUNT, default=300)
-    q.add_argument("--games", type=COUNT, default=64, help="an even number (default 64)")
-    q.add_argument("--max-plies", default=200, **max_plies)
+    q.add_argument("--simulations", type=COUNT, help="MCTS simulations per move")
+    q.add_argument("--games", type=COUNT, help="an even number")
+    q.add_argument("--max-plies", **max_plies)
     workers_args(q, 2)
-    q.add_argument("--seed", type=int, default=0)
-    q.add_argument("--out", default=None,
-                   help="default: data/results/mcts_head_to_head.json")
+    q.add_argument("--seed", type=int)
+    q.add_argument("--out", help="default: data/results/mcts_head_to_head.json")
+    defaults_from(q, matches.mcts_head_to_head)
     q.set_defaults(func=_results_head_to_head)

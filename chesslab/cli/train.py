@@ -1,13 +1,12 @@
 """``python -m chesslab train {nets, bayes, bootstrap, selfplay}``: models into data/models."""
 from __future__ import annotations
 
-from chesslab.evaluators import bayes
 from chesslab.training import naive_bayes as nb_training
 from chesslab.training import pipeline as training
 from chesslab.training.pretraining import bootstrap
-from chesslab.cli.common import (COUNT, at_least, check_outputs, game_sample_args, positive,
-                                 workers_args)
-from chesslab.base.files import MODELS_DIR, check_writable_dir
+from chesslab.cli.common import (COUNT, at_least, check_outputs, defaults_from, game_sample_args,
+                                 positive, workers_args)
+from chesslab.base.files import check_writable_dir
 from chesslab.training.selfplay import DEFAULTS as SELFPLAY_DEFAULTS
 from chesslab.training.selfplay import check_settings, train_selfplay
 
@@ -42,7 +41,7 @@ def _train_bootstrap(args):
 def _train_selfplay(args):
     overrides = {k: getattr(args, k) for k in
                  ("games", "simulations", "piece", "gate_starts", "anchor", "value_target",
-                  "player", "starts", "lr", "epochs", "buffer")
+                  "player", "starts", "lr", "epochs", "buffer", "seed")
                  if getattr(args, k) is not None}
     executor = None
     if isinstance(args.workers, int):
@@ -53,7 +52,7 @@ def _train_selfplay(args):
     check_writable_dir(args.workdir, "--workdir folder")   # before the first game
     train_selfplay(args.workdir, args.kind, args.iterations, args.max_minutes,
                    initial=args.initial, progress=lambda s: print(s, flush=True),
-                   seed=args.seed, executor=executor, **overrides)
+                   executor=executor, **overrides)
 
 
 def add_train(sub):
@@ -65,7 +64,7 @@ def add_train(sub):
     p.add_argument("names", nargs="+", choices=[*training.NETS, "all"], metavar="NAME",
                    help=f"one or more of {', '.join(training.NETS)}, or all")
     p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
-    p.add_argument("--out", default=str(MODELS_DIR), help="folder for NAME.json")
+    p.add_argument("--out", help="folder for NAME.json")
     p.add_argument("--full", action="store_true", help="the long run (many more epochs)")
     p.add_argument("--epochs", type=COUNT, default=None)
     p.add_argument("--batch-size", type=COUNT, default=None)
@@ -76,26 +75,29 @@ def add_train(sub):
     p.add_argument("--max-train", type=COUNT, default=None,
                    help="train on this many training positions only")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    defaults_from(p, training.train_and_save)
     p.set_defaults(func=_train_nets)
 
     p = kinds.add_parser("bayes", help="the Naive Bayes model (data/models/bayes.json) from "
                                        "the game records")
     game_sample_args(p)
-    p.add_argument("--out", default=str(bayes.MODEL_PATH), help="model file to write")
+    p.add_argument("--out", help="model file to write")
+    defaults_from(p, nb_training.train_shipped, out="path")
     p.set_defaults(func=_train_bayes)
 
     p = kinds.add_parser("bootstrap", help="supervised start of the full-game policy-value "
                                            "net from the shipped game records")
     p.add_argument("--out", required=True, help="network file (JSON); resumes if it exists")
     p.add_argument("--pgn", default=None, help="game records (default: the shipped games)")
-    p.add_argument("--games", type=COUNT, default=400)
-    p.add_argument("--every", type=COUNT, default=2, help="keep every k-th position")
-    p.add_argument("--epochs", type=COUNT, default=3)
-    p.add_argument("--channels", type=COUNT, default=32)
-    p.add_argument("--blocks", type=COUNT, default=2)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--games", type=COUNT, help="game records to learn from")
+    p.add_argument("--every", type=COUNT, help="keep every k-th position")
+    p.add_argument("--epochs", type=COUNT, help="passes over the positions")
+    p.add_argument("--channels", type=COUNT, help="of the residual tower")
+    p.add_argument("--blocks", type=COUNT, help="residual blocks")
+    p.add_argument("--seed", type=int)
     p.add_argument("--labelled-only", action="store_true",
                    help="keep only positions with a Stockfish label in data/positions.npz")
+    defaults_from(p, bootstrap)
     p.set_defaults(func=_train_bootstrap)
 
     p = kinds.add_parser("selfplay", help="AlphaZero-style self-play training (endgame "
@@ -103,7 +105,7 @@ def add_train(sub):
     p.add_argument("kind", choices=sorted(SELFPLAY_DEFAULTS))
     p.add_argument("--workdir", required=True, help="folder for state.json, best.json, "
                    "trainee.json (run again to continue)")
-    p.add_argument("--iterations", type=COUNT, default=5)
+    p.add_argument("--iterations", type=COUNT, help="self-play, train, gate: how many times")
     p.add_argument("--max-minutes", type=positive, default=None,
                    help="stop after the iteration that passes this time")
     p.add_argument("--initial", default=None, help="start from this network (full game)")
@@ -131,5 +133,6 @@ def add_train(sub):
                    help="replay buffer capacity (positions)")
     p.add_argument("--piece", choices=["Q", "R"], default=None,
                    help="endgame: the strong side's extra piece (K+Q vs K or K+R vs K)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, help="of the whole run")
+    defaults_from(p, train_selfplay)
     p.set_defaults(func=_train_selfplay)

@@ -75,7 +75,7 @@ def _shard_path(folder, depth, multipv, seed, index) -> Path:
     return Path(folder) / f"d{depth}_k{multipv}_seed{seed}_{index:05d}.npz"
 
 
-def label_policy_shards(dataset, folder, depth: int = 8, multipv: int = 8, seed: int = 0,
+def label_policy_shards(dataset, folder=POLICY_LABELS, depth: int = 8, multipv: int = 8, seed: int = 0,
                         shard: int = 1000, limit: int | None = None, workers=1,
                         progress: bool = True) -> int:
     """Label the first ``limit`` positions of ``policy_order(dataset, seed)`` (all by

@@ -173,7 +173,7 @@ def _selfplay_pgn(index: int, engine_path: str, **kwargs) -> str:
     return str(play_selfplay_game(worker_engine(engine_path), index, **kwargs))
 
 
-def generate_games(count: int, path=DEFAULT_GAMES, seed: int = 0, nodes: int = 1000,
+def generate_games(count: int = 5000, path=DEFAULT_GAMES, seed: int = 0, nodes: int = 1000,
                    workers: int = 1, progress: bool = True, max_plies: int = 300) -> Path:
     """Play ``count`` self-play games and write them to a PGN file (gzip if ``.gz``)."""
     if count < 1:
