@@ -1,5 +1,7 @@
 """The policy-value network: shapes, masked priors, gradients of the combined loss,
 symmetries, JSON round trip."""
+import json
+
 import chess
 import numpy as np
 import pytest
@@ -133,3 +135,20 @@ def test_training_lowers_the_loss_and_file_round_trip(tmp_path):
     path.write_text('{"architecture": {"class": "CNN"}}')
     with pytest.raises(ValueError, match="not a policy-value network"):
         load_policy_value(path)
+
+
+def test_a_policy_value_file_is_an_ordinary_model_file(tmp_path):
+    from chesslab.nn import load_model
+    net = PolicyValueNet(8, 1, 8, seed=3)
+    save_policy_value(net, tmp_path / "pv.json", note="x")
+    again = load_model(tmp_path / "pv.json")             # the one reader of network files
+    assert isinstance(again, PolicyValueNet) and net.params.keys() == again.params.keys()
+    assert all(np.array_equal(net.params[k], again.params[k]) for k in net.params)
+    moves, p, v = net.policy(chess.Board())
+    assert np.allclose(again.policy(chess.Board())[1], p) and again.policy(chess.Board())[2] == v
+    assert load_policy_value(tmp_path / "pv.json").training_notes == {"note": "x"}
+    doc = json.loads((tmp_path / "pv.json").read_text())
+    doc["format_version"] = 999
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="format_version 999"):
+        load_policy_value(tmp_path / "bad.json")

@@ -19,9 +19,9 @@ import numpy as np
 
 from chesslab.board.encoding import POLICY_SIZE, PROMOTION_PAIRS, as_board, legal_indices, planes9_batch
 from chesslab.base.files import read_json
-from chesslab.nn import (DTYPE, FORMAT_VERSION, BatchNorm, Conv2D, Dense, Flatten, Layer, ReLU, Residual,
+from chesslab.nn import (DTYPE, BatchNorm, Conv2D, Dense, Flatten, Layer, ReLU, Residual,
                  Sequential, Tanh, l2_penalty, mse, save_model, softmax_cross_entropy)
-from chesslab.nn.io import load_weights
+from chesslab.nn.io import model_from_doc, register_architecture
 
 INPUT_SHAPE = (9, 8, 8)
 
@@ -366,21 +366,17 @@ def save_policy_value(net: PolicyValueNet, path, **extra) -> None:
 
 
 def load_policy_value(path) -> PolicyValueNet:
-    """Rebuild a network written by ``save_policy_value``; every shape is checked."""
+    """Rebuild a network written by ``save_policy_value`` (``nn.io.model_from_doc``, as
+    every network file: every shape is checked), with its training notes."""
     doc = read_json(path, "model file")
-    where = f"model file {path}"
     arch = doc.get("architecture") if isinstance(doc, dict) else None
     if not isinstance(arch, dict) or arch.get("class") != "PolicyValueNet":
-        raise ValueError(f"{where} is not a policy-value network (its architecture class "
-                         f"should be 'PolicyValueNet'); write one with save_policy_value")
-    if doc.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{where} has format_version {doc.get('format_version')!r}; this "
-                         f"chesslab reads version {FORMAT_VERSION}")
-    try:
-        net = PolicyValueNet(arch["channels"], arch["blocks"], arch["policy_k"],
-                             name=arch.get("name", "net"))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"{where}: the architecture entry is incomplete ({exc!r})") from None
-    load_weights(net, doc, where)
+        raise ValueError(f"model file {path} is not a policy-value network (its architecture "
+                         f"class should be 'PolicyValueNet'); write one with save_policy_value")
+    net = model_from_doc(doc, f"model file {path}")
     net.training_notes = doc.get("training", {})
-    return net.eval()
+    return net
+
+
+register_architecture("PolicyValueNet", lambda arch: PolicyValueNet(
+    arch["channels"], arch["blocks"], arch["policy_k"], name=arch.get("name", "net")))

@@ -99,6 +99,17 @@ def load_weights(model, doc: dict, where: str) -> None:
             setattr(layer, attr, value)
 
 
+#: How to rebuild (with random weights) a model class defined outside ``nn``, by the
+#: "class" of its architecture entry: e.g. the policy-value network registers itself.
+_BUILDERS = {}
+
+
+def register_architecture(name: str, build) -> None:
+    """Let ``load_model`` rebuild models whose architecture says ``"class": name``:
+    ``build(architecture) -> model`` (weights are loaded after, shapes checked)."""
+    _BUILDERS[name] = build
+
+
 def load_model(path) -> Network:
     """Rebuild a model from a file written by ``save_model``; checks every shape.
 
@@ -125,8 +136,9 @@ def model_from_doc(doc, where: str) -> Network:
         raise ValueError(f"{where}: 'architecture' should be a JSON object describing the "
                          f"layers, not {type(doc['architecture']).__name__} "
                          f"{doc['architecture']!r:.40}; re-save the model with save_model")
+    build = _BUILDERS.get(doc["architecture"].get("class"), Network.from_architecture)
     try:
-        model = Network.from_architecture(doc["architecture"])
+        model = build(doc["architecture"])
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ValueError(f"{where}: the 'architecture' entry cannot be rebuilt ({exc!r})") from None
     load_weights(model, doc, where)
