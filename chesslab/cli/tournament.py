@@ -1,7 +1,7 @@
 """``python -m chesslab tournament PLAYERS_DIR``: the class event (``matches.event``)."""
 from __future__ import annotations
 
-from chesslab.cli.common import COUNT, check_outputs, positive, workers_args
+from chesslab.cli.common import COUNT, check_outputs, defaults_from, positive, workers_args
 from chesslab.matches.event import format_faults, format_standings, run_tournament
 from chesslab.matches.formats import FORMATS
 
@@ -52,4 +52,5 @@ def add_tournament(sub):
                                                "played so far: rerun to resume)")
     p.add_argument("--figure", default=None, help="also draw the standings into this .png file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    defaults_from(p, run_tournament)        # shown by --help; the signature keeps them
     p.set_defaults(func=_tournament)
