@@ -182,7 +182,7 @@ def standings_figure(standings, ax=None, title="Standings"):
         else:
             words = f"{r['points']:g}/{r['games']} = {r['score']:.2f} ({low:.2f}-{high:.2f})"
         if r.get("faults"):
-            words += f", {r['faults']} faults"
+            words += f", {r['faults']} fault{'' if r['faults'] == 1 else 's'}"
         x = r["elo"]
         right = anchored or x >= 0
         ax.text(x + (0.04 if right else -0.04) * span, y, words, va="center", fontsize=8,
