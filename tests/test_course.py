@@ -134,6 +134,18 @@ def test_the_command_line_releases_and_says_so(tmp_path, capsys):
     assert "no folder of submissions" in capsys.readouterr().err
     assert main(["course", "grade", str(tmp_path / "class" / "notebooks" / "players")]) == 2
     assert "no course notebook in" in capsys.readouterr().err
+    one_file = tmp_path / "class" / "notebooks" / "01_board_encoding.ipynb"
+    assert main(["course", "grade", str(one_file)]) == 2
+    assert "is a file; give the folder" in capsys.readouterr().err
+
+
+def test_an_unreadable_notebook_scores_zero_and_says_why(tmp_path):
+    (tmp_path / "zoe").mkdir()
+    (tmp_path / "zoe" / "04_training_data.ipynb").write_text("{not json")
+    [row] = grade(tmp_path, progress=False)
+    assert (row.student, row.exercise, row.points, row.max_points) == (
+        "zoe", "my_sample_plies", 0, 1)
+    assert row.feedback == "not run" and row.problems.startswith("not a readable notebook")
 
 
 def _run(nb, cwd):
@@ -181,7 +193,8 @@ def graded(released, tmp_path_factory):
     source = {n: read(n, NOTEBOOKS_DIR) for n in (FIRST, SAMPLING)}
     (folder / "anna").mkdir()
     for name in (FIRST, SAMPLING):
-        nbformat.write(with_solutions(student[name], source[name]), folder / "anna" / f"{name}.ipynb")
+        nbformat.write(with_solutions(student[name], source[name]),
+                       folder / "anna" / f"{name}.ipynb")
     nbformat.write(student[FIRST], folder / f"bob_{FIRST}.ipynb")        # the flat layout
     (folder / "carl").mkdir()
     for name in (FIRST, SAMPLING):

@@ -107,6 +107,9 @@ def find_submissions(folder, sources: dict) -> list[tuple[str, str, Path]]:
     (any depth, as nbgrader's submitted/STUDENT/ASSIGNMENT/ has), or
     ``student_notebook.ipynb`` files side by side."""
     folder = Path(folder)
+    if folder.is_file():
+        raise ValueError(f"{folder} is a file; give the folder of returned notebooks (one "
+                         f"subfolder per student, or STUDENT_NOTEBOOK.ipynb files)")
     if not folder.is_dir():
         raise FileNotFoundError(f"no folder of submissions at {folder}")
     found = []
@@ -195,8 +198,10 @@ def run_notebook(nb_path, out_path, cell_timeout: float):
                 if output.output_type == "error" and index not in skipped:
                     what = _nbgrader(cell).get("grade_id") or f"cell {index + 1}"
                     message = str(output.evalue).splitlines()[0] if output.evalue else ""
-                    problems.append(f"{what} ran over the time limit" if output.ename ==
-                                    "KeyboardInterrupt" else f"{what} raised {output.ename}: {message}")
+                    if output.ename == "KeyboardInterrupt":
+                        problems.append(f"{what} ran over the time limit")
+                    else:
+                        problems.append(f"{what} raised {output.ename}: {message}")
     for index in skipped:
         nb.cells[index].outputs = [nbformat.v4.new_output(
             "error", ename="DeadKernelError", evalue="this cell stopped the kernel", traceback=[])]
@@ -250,7 +255,8 @@ def grade(submissions, out=None, workers: int = 2, cell_timeout: float = 120,
     """Grade every returned notebook in ``submissions``; write the rows to ``out``
     (CSV) if given. ``workers`` notebooks run at once (one kernel each)."""
     import nbformat
-    sources = {p.stem: nbformat.read(p, as_version=4) for p in source_notebooks(source or NOTEBOOKS_DIR)}
+    sources = {p.stem: nbformat.read(p, as_version=4)
+               for p in source_notebooks(source or NOTEBOOKS_DIR)}
     found = find_submissions(submissions, sources)
     jobs = [(student, name, path, sources[name]) for student, name, path in found
             if any(is_test(c) for c in sources[name]["cells"])]
