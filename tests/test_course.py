@@ -272,6 +272,7 @@ def test_prepare_puts_a_deleted_test_back_and_cell_points_follow_nbgrader():
     assert cell_points(cell) == 1 and feedback(cell) == "x: ok"
     cell["outputs"].append({"output_type": "stream", "name": "stderr", "text": "warning\n"})
     assert cell_points(cell) == 0                # nbgrader: anything on stderr fails a test
+    assert feedback(cell) == "x: ok; 0 points: the test wrote to stderr (a failure for nbgrader)"
 
 
 def _nbgrader(*args, cwd):

@@ -72,13 +72,17 @@ def cell_points(cell) -> float:
 
 def feedback(cell) -> str:
     """One line for the student: the checker's verdict, or what stopped the test."""
-    lines, error = [], None
+    lines, error, stderr = [], None, False
     for output in cell.get("outputs", []):
-        if output["output_type"] == "stream":
+        if output["output_type"] == "stream" and output.get("name") == "stderr":
+            stderr = True
+        elif output["output_type"] == "stream":
             lines += [line for line in output["text"].splitlines() if line.strip()]
         elif output["output_type"] == "error":
             error = output
     shown = lines[0] if lines else ""
+    if error is None and stderr:
+        return f"{shown}; 0 points: the test wrote to stderr (a failure for nbgrader)".lstrip("; ")
     if error is None:
         return shown or "passed"
     message = str(error.get("evalue", "")).splitlines()
