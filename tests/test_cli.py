@@ -53,7 +53,7 @@ def test_the_commands_and_their_groups(capsys):
     listed = {line.split()[0] for line in shown.splitlines()
               if line.startswith("    ") and not line.startswith("     ")}
     assert listed == {"data", "train", "results", "match", "bestmove", "figures",
-                      "tournament"}  # no aliases
+                      "tournament", "course"}  # no aliases
 
 
 def test_a_bad_command_line_is_one_error_line(capsys):

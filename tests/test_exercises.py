@@ -62,9 +62,27 @@ def test_conv2d_checker_and_a_student_who_has_not_started(capsys):
 
     def stub(x, weight, bias, padding):
         raise NotImplementedError("slide the kernel over the padded board")
-    assert not exercises.check_conv2d(stub, cases=5).ok
-    assert capsys.readouterr().out == ("conv2d: 0 of 5 cases agree; first difference: not "
-                                       "written yet (slide the kernel over the padded board)\n")
+    stub_result = exercises.check_conv2d(stub, cases=5)
+    assert not stub_result.ok and not stub_result.attempted
+    assert capsys.readouterr().out == ("conv2d: not attempted yet (slide the kernel over the "
+                                       "padded board)\n")
+
+    calls = []
+
+    def half_written(x, weight, bias, padding):       # started: the first difference shows
+        calls.append(1)
+        if len(calls) % 2:
+            raise NotImplementedError("the padding")
+        return conv2d_naive(x, weight, bias, padding=padding)
+    started = exercises.check_conv2d(half_written, cases=4, show=False)
+    assert started.attempted and started.passed == 2
+    assert started.first_failure == "not written yet (the padding)"
+
+    def warns(x, weight, bias, padding):       # a warning stays off stderr (nbgrader: 0)
+        np.log(np.zeros(1))
+        return conv2d_naive(x, weight, bias, padding=padding)
+    assert exercises.check_conv2d(warns, cases=3).ok
+    assert capsys.readouterr().err == ""
 
     def index_error(x, weight, bias, padding):      # a crash is reported, never raised
         return x[:, :, 99]

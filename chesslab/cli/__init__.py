@@ -9,13 +9,15 @@
     figures  [--out DIR] [--only NAME ...]           every figure of figures/
     tournament PLAYERS_DIR --format F --games N --move-time S [--workers N | --scheduler A]
              --out standings.json                    the class event, each player isolated
+    course   release OUTDIR | grade SUBMISSIONS_DIR --out grades.csv
+                                                     student notebooks (nbgrader), grading
 
 Each command parses its options, checks what it can before any work (numbers that make
 no sense, files that cannot be written) and calls plain functions of the modules that
 do the work. Errors are one line on stderr and exit status 2. Each command or group has
 a module (``cli.data``, ``cli.train``, ``cli.results``, ``cli.match`` for match and
-bestmove, ``cli.figures``, ``cli.tournament``), with what they share in ``cli.common``;
-this module builds the parser.
+bestmove, ``cli.figures``, ``cli.tournament``, ``cli.course``), with what they share in
+``cli.common``; this module builds the parser.
 
 Older spellings still work and are not shown in the help: ``train NAME`` is
 ``train nets NAME``, ``selfplay`` is ``train selfplay``, ``bootstrap`` is
@@ -29,6 +31,7 @@ import sys
 
 from chesslab.base.parallel import executor_for
 from chesslab.cli.common import Parser, path_problem
+from chesslab.cli.course import add_course
 from chesslab.cli.data import add_data
 from chesslab.cli.figures import add_figures
 from chesslab.cli.match import add_match
@@ -48,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="python -m chesslab",
                      description="chesslab: build, train and play chess AIs.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (add_data, add_train, add_results, add_match, add_figures, add_tournament):
+    for add in (add_data, add_train, add_results, add_match, add_figures, add_tournament,
+                add_course):
         add(sub)
     return parser
 

@@ -4,12 +4,17 @@ Each ``check_*`` runs the student's function and the package's own code on many 
 cases, prints one line (how many cases agree, and the first case that does not, shown
 so it can be reproduced) and returns a ``CheckResult``. A checker never raises on a
 wrong answer: a student's error is the thing to look at, not a traceback in the
-checker. An exception inside the student's function is reported the same way.
+checker. An exception inside the student's function is reported the same way, and a
+stub that still raises ``NotImplementedError`` everywhere is "not attempted" (one line),
+so a student's copy runs top to bottom before every exercise is done. The graded
+verdict (the ``assert`` on ``.ok``) sits in the notebook's hidden tests, which the
+student's copy leaves out: running it never stops on an unsolved exercise.
 """
 from __future__ import annotations
 
 import math
 import random
+import warnings
 from dataclasses import dataclass
 
 import chess
@@ -35,12 +40,15 @@ class CheckResult:
     cases: int
     passed: int
     first_failure: str | None = None
+    attempted: bool = True
 
     @property
     def ok(self) -> bool:
         return self.passed == self.cases
 
     def __str__(self):
+        if not self.attempted:
+            return f"{self.name}: not attempted yet{self.first_failure or ''}"
         if self.ok:
             return f"{self.name}: all {self.cases} cases agree with chesslab's"
         return (f"{self.name}: {self.passed} of {self.cases} cases agree; first difference: "
@@ -49,19 +57,24 @@ class CheckResult:
 
 def _run(name, cases, compare, show=True) -> CheckResult:
     """``compare(case)`` returns None when the student agrees, else what differs."""
-    passed, first = 0, None
+    passed, first, stubs, hint = 0, None, 0, ""
     for case in cases:
         try:
-            problem = compare(case)
+            with warnings.catch_warnings():   # a warning would land on stderr, which
+                warnings.simplefilter("ignore")   # nbgrader scores as a failed test
+                problem = compare(case)
         except NotImplementedError as exc:
-            problem = f"not written yet ({exc})"
+            problem, stubs, hint = f"not written yet ({exc})", stubs + 1, str(exc)
         except Exception as exc:           # noqa: BLE001  (the student's code may raise anything)
             problem = f"raised {type(exc).__name__}: {exc}"
         if problem is None:
             passed += 1
         elif first is None:
             first = problem
-    result = CheckResult(name, len(cases), passed, first)
+    if cases and stubs == len(cases):      # the untouched stub: one line, no case shown
+        result = CheckResult(name, len(cases), 0, f" ({hint})" if hint else "", attempted=False)
+    else:
+        result = CheckResult(name, len(cases), passed, first)
     if show:
         print(result)
     return result
@@ -193,9 +206,10 @@ def check_max_pool(fn, cases: int = 30, seed: int = 0, show=True) -> CheckResult
     return _run("max pool", settings, compare, show)
 
 
-def check_sample_plies(fn, show=True) -> CheckResult:
+def check_sample_plies(fn, show=True, lengths=range(1, 301)) -> CheckResult:
     """``fn(n_plies) -> list of plies``: every 6th ply in the first 75% of the game, every
-    2nd after, always the last; for games of 1 to 300 plies, against ``games.sample_plies``."""
+    2nd after, always the last; for games of ``lengths`` plies (1 to 300 unless told),
+    against ``records.sample_plies``."""
     def compare(n):
         mine, want = [int(p) for p in fn(n)], sample_plies(n)
         if mine == want:
@@ -204,7 +218,7 @@ def check_sample_plies(fn, show=True) -> CheckResult:
         return (f"a game of {n} plies: you keep {mine[:12]}{'...' if len(mine) > 12 else ''}"
                 f"; extra {extra[:6]}, missing {missing[:6]}"
                 + (", or out of order" if not extra and not missing else ""))
-    return _run("sample_plies", list(range(1, 301)), compare, show)
+    return _run("sample_plies", list(lengths), compare, show)
 
 
 # ------------------------------------------------------------ search
@@ -342,12 +356,13 @@ def check_quiesce(fn, cases: int = 40, seed: int = 5, show=True) -> CheckResult:
     return _run("quiesce", boards, compare, show)
 
 
-def check_wilson_interval(fn, show=True) -> CheckResult:
+def check_wilson_interval(fn, show=True, cases: int = 60, seed: int = 6) -> CheckResult:
     """``fn(points, games, z=1.96) -> (low, high)``: Wilson's score interval, against
-    ``arena.wilson_interval``, from 0 of 1 to 200 of 200 (half points are draws)."""
-    rng = np.random.default_rng(6)
+    ``rating.wilson_interval``, on four edge cases and ``cases`` random scores from
+    0 of 1 to 200 of 200 (half points are draws)."""
+    rng = np.random.default_rng(seed)
     cases = [(0.0, 4), (4.0, 4), (2.0, 4), (0.5, 1)] + [
-        (float(rng.integers(0, 2 * n + 1)) / 2, n) for n in rng.integers(1, 201, 60)]
+        (float(rng.integers(0, 2 * n + 1)) / 2, n) for n in rng.integers(1, 201, cases)]
 
     def compare(case):
         points, games = case

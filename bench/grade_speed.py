@@ -1,0 +1,77 @@
+"""How long ``course grade`` takes for a class: one notebook, and the whole course.
+
+    python bench/grade_speed.py                        # 4 copies of each, extrapolated
+    python bench/grade_speed.py --students 30          # the class itself (slow)
+    python bench/grade_speed.py --only 07_alpha_beta   # one notebook
+
+The student course is released into a temporary folder and ``--students`` model
+submissions (the source's solutions filled into the student copy, so every cell and
+test runs as for a real student who solved everything) are graded per notebook with
+``--workers`` kernels at once. Grading time grows linearly with the class (each
+notebook is an independent run of the same cells), so the time for ``--class-size``
+students is the measured time scaled by class size / students; the script says when it
+extrapolated. Prints seconds per notebook and the totals.
+"""
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from chesslab.course.grade import grade, is_test
+from chesslab.course.release import NOTEBOOKS_DIR, release, source_notebooks, with_solutions
+
+
+def graded_notebooks(only=None) -> list[Path]:
+    """The course's notebooks that have exercises (the others are not graded)."""
+    paths = [p for p in source_notebooks()
+             if any(is_test(c) for c in nbformat.read(p, as_version=4).cells)]
+    return [p for p in paths if not only or p.stem in only]
+
+
+def time_notebook(path: Path, released: Path, students: int, workers: int, folder: Path):
+    """Seconds to grade ``students`` model submissions of one notebook, and the points."""
+    source = nbformat.read(path, as_version=4)
+    model = with_solutions(nbformat.read(released / "notebooks" / path.name, as_version=4),
+                           source)
+    where = folder / path.stem
+    for i in range(students):
+        (where / f"student{i:02d}").mkdir(parents=True)
+        nbformat.write(model, where / f"student{i:02d}" / path.name)
+    start = time.perf_counter()
+    rows = grade(where, workers=workers, progress=False)
+    seconds = time.perf_counter() - start
+    return seconds, sum(r.points for r in rows), sum(r.max_points for r in rows)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=4, help="submissions graded per notebook")
+    parser.add_argument("--class-size", type=int, default=30, help="the class to extrapolate to")
+    parser.add_argument("--workers", type=int, default=2, help="notebooks graded at once")
+    parser.add_argument("--only", nargs="+", help="notebook names (e.g. 07_alpha_beta)")
+    args = parser.parse_args(argv)
+    scale = args.class_size / args.students
+    with tempfile.TemporaryDirectory(prefix="grade-speed-") as tmp:
+        tmp = Path(tmp)
+        release(tmp / "class")
+        print(f"{args.students} model submissions per notebook, {args.workers} workers; "
+              f"times for {args.class_size} students "
+              f"{'measured' if scale == 1 else f'extrapolated linearly (x {scale:g})'}")
+        total = 0.0
+        for path in graded_notebooks(args.only):
+            seconds, points, most = time_notebook(path, tmp / "class", args.students,
+                                                  args.workers, tmp / "submissions")
+            ok = "" if points == most else f"   <-- {points:g} of {most:g} points"
+            total += seconds * scale
+            print(f"{path.stem:28s} {seconds:6.1f} s for {args.students}  ->  "
+                  f"{seconds * scale / 60:5.1f} min for {args.class_size}{ok}", flush=True)
+        print(f"{'the whole course':28s} {total / 60:5.1f} min for {args.class_size} students "
+              f"(source notebooks in {NOTEBOOKS_DIR.name}/)")
+
+
+if __name__ == "__main__":
+    main()

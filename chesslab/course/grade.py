@@ -1,0 +1,300 @@
+"""Grading a folder of returned notebooks without a hub: ``python -m chesslab course grade``.
+
+What nbgrader's ``autograde`` does, for a teacher who collected files by mail or on a
+USB stick: each notebook is matched with its source notebook (by name), its test cells
+are put back from the source (the hidden tests with them, and a student's edits to a
+test cell undone), and it runs in a fresh kernel of this Python, in a process of its
+own, with a time limit per cell and per notebook. A test cell scores as nbgrader scores
+it (an error or anything on stderr: 0; else its points), so both routes agree.
+
+Whatever goes wrong in a student's notebook costs only what depends on it: a cell that
+raises is recorded and the run goes on; a cell that runs past the time limit is
+interrupted; when the kernel dies, it is started again and the notebook re-run without
+the cells that killed it. Each row of the CSV says, besides the points, the checker's
+one line and what failed in that notebook.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from chesslab.base.files import atomic_path, write_json_atomic
+from chesslab.course.release import NOTEBOOKS_DIR, source_notebooks
+
+#: The CSV's columns, one row per student, notebook and exercise.
+COLUMNS = ("student", "notebook", "exercise", "points", "max_points", "feedback", "problems")
+
+
+@dataclass
+class Row:
+    student: str
+    notebook: str
+    exercise: str
+    points: float
+    max_points: float
+    feedback: str
+    problems: str = ""
+
+
+def _nbgrader(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def is_test(cell) -> bool:
+    """An autograded test cell (nbgrader: a grade cell that is no solution)."""
+    meta = _nbgrader(cell)
+    return bool(meta.get("grade")) and not meta.get("solution") and cell["cell_type"] == "code"
+
+
+def cell_points(cell) -> float:
+    """nbgrader's score of an executed test cell: 0 after an error or any stderr
+    output, a number it shows as its result (partial credit, at most the points), else
+    all its points."""
+    points = float(_nbgrader(cell)["points"])
+    for output in cell.get("outputs", []):
+        if output["output_type"] == "error" or (output["output_type"] == "stream"
+                                                and output.get("name") == "stderr"):
+            return 0.0
+        if output["output_type"] == "execute_result":
+            try:
+                return max(0.0, min(points, float(output["data"]["text/plain"])))
+            except (KeyError, ValueError):
+                return points
+    return points
+
+
+def feedback(cell) -> str:
+    """One line for the student: the checker's verdict, or what stopped the test."""
+    lines, error, stderr = [], None, False
+    for output in cell.get("outputs", []):
+        if output["output_type"] == "stream" and output.get("name") == "stderr":
+            stderr = True
+        elif output["output_type"] == "stream":
+            lines += [line for line in output["text"].splitlines() if line.strip()]
+        elif output["output_type"] == "error":
+            error = output
+    shown = lines[0] if lines else ""
+    if error is None and stderr:
+        return f"{shown}; 0 points: the test wrote to stderr (a failure for nbgrader)".lstrip("; ")
+    if error is None:
+        return shown or "passed"
+    message = str(error.get("evalue", "")).splitlines()
+    message = message[0] if message else ""
+    if error.get("ename") == "AssertionError":
+        if message and message != shown:          # the hidden cases found a difference
+            return f"{shown}; hidden tests: {message}" if shown else f"hidden tests: {message}"
+        return shown or "the test failed"
+    if error.get("ename") == "KeyboardInterrupt":
+        stopped = "stopped: it ran over the time limit of a cell"
+    else:
+        stopped = f"the test raised {error.get('ename')}" + (f": {message}" if message else "")
+    return f"{shown}; {stopped}" if shown else stopped
+
+
+def _match_source(path: Path, sources: dict) -> str | None:
+    """The source notebook a returned file is (``07_alpha_beta.ipynb`` or
+    ``anna_07_alpha_beta.ipynb``): the longest source name its name ends with."""
+    names = [name for name in sources if path.stem == name or path.stem.endswith("_" + name)
+             or path.stem.endswith("-" + name)]
+    return max(names, key=len) if names else None
+
+
+def find_submissions(folder, sources: dict) -> list[tuple[str, str, Path]]:
+    """(student, notebook, file) for every returned notebook: one subfolder per student
+    (any depth, as nbgrader's submitted/STUDENT/ASSIGNMENT/ has), or
+    ``student_notebook.ipynb`` files side by side."""
+    folder = Path(folder)
+    if folder.is_file():
+        raise ValueError(f"{folder} is a file; give the folder of returned notebooks (one "
+                         f"subfolder per student, or STUDENT_NOTEBOOK.ipynb files)")
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no folder of submissions at {folder}")
+    found = []
+    for path in sorted(folder.rglob("*.ipynb")):
+        relative = path.relative_to(folder)
+        if any(part.startswith(".") for part in relative.parts):
+            continue                               # .ipynb_checkpoints and the like
+        name = _match_source(path, sources)
+        if name is None:
+            continue
+        if len(relative.parts) > 1:
+            student = relative.parts[0]
+        else:
+            student = path.stem[:-len(name)].rstrip("_-") or path.stem
+        found.append((student, name, path))
+    if not found:
+        raise FileNotFoundError(f"no course notebook in {folder} (expected STUDENT/NAME.ipynb "
+                                f"or STUDENT_NAME.ipynb, NAME one of {sorted(sources)[0]}...)")
+    return found
+
+
+def prepare(student_nb: dict, source_nb: dict) -> tuple[dict, list[str]]:
+    """The notebook to run: the student's cells with every test cell taken from the
+    source (hidden tests back in; a deleted one put back after its exercise), cut after
+    the last test cell (nothing below it can change a grade). Also what was repaired."""
+    tests = {_nbgrader(c)["grade_id"]: c for c in source_nb["cells"] if is_test(c)}
+    cells, notes, seen = [], [], set()
+    for cell in student_nb["cells"]:
+        grade_id = _nbgrader(cell).get("grade_id")
+        if grade_id in tests and grade_id not in seen:
+            cell = dict(tests[grade_id], outputs=[], execution_count=None)
+            seen.add(grade_id)
+        elif is_test(cell):
+            continue                               # a copy of a test cell, or an unknown one
+        cells.append(cell)
+    for index, source_cell in enumerate(source_nb["cells"]):
+        grade_id = _nbgrader(source_cell).get("grade_id")
+        if grade_id in tests and grade_id not in seen:
+            notes.append(f"test cell {grade_id} was missing: put back")
+            before = _nbgrader(source_nb["cells"][index - 1]).get("grade_id") if index else None
+            at = next((i + 1 for i, c in enumerate(cells)
+                       if before and _nbgrader(c).get("grade_id") == before), len(cells))
+            cells.insert(at, dict(source_cell, outputs=[], execution_count=None))
+            seen.add(grade_id)
+    last = max((i for i, c in enumerate(cells) if is_test(c)), default=-1)
+    nb = dict(student_nb, cells=cells[:last + 1])
+    nb.setdefault("metadata", {})["kernelspec"] = source_nb["metadata"].get("kernelspec")
+    return nb, notes
+
+
+# ------------------------------------------------------------------ one notebook, one process
+def run_notebook(nb_path, out_path, cell_timeout: float):
+    """Execute a prepared notebook in a fresh kernel (in this process; ``grade`` starts
+    one process per notebook) and write the executed notebook with what failed."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import DeadKernelError
+
+    nb = nbformat.read(nb_path, as_version=4)
+    skipped, problems = set(), []
+    workdir = tempfile.mkdtemp(prefix="chesslab-grade-")
+    while True:
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        client = NotebookClient(nb, timeout=cell_timeout, kernel_name="python3",
+                                allow_errors=True, interrupt_on_timeout=True,
+                                resources={"metadata": {"path": workdir}})
+        died = None
+        with client.setup_kernel():
+            for index, cell in enumerate(nb.cells):
+                if index in skipped or cell.cell_type != "code":
+                    continue
+                try:
+                    client.execute_cell(cell, index)
+                except DeadKernelError:
+                    died = index
+                    break
+        if died is None:
+            break
+        skipped.add(died)
+        problems.append(f"cell {died + 1} stopped the kernel (re-run without it)")
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and not is_test(cell):
+            for output in cell.outputs:
+                if output.output_type == "error" and index not in skipped:
+                    what = _nbgrader(cell).get("grade_id") or f"cell {index + 1}"
+                    message = str(output.evalue).splitlines()[0] if output.evalue else ""
+                    if output.ename == "KeyboardInterrupt":
+                        problems.append(f"{what} ran over the time limit")
+                    else:
+                        problems.append(f"{what} raised {output.ename}: {message}")
+    for index in skipped:
+        nb.cells[index].outputs = [nbformat.v4.new_output(
+            "error", ename="DeadKernelError", evalue="this cell stopped the kernel", traceback=[])]
+    with atomic_path(out_path, suffix=".ipynb") as tmp:
+        nbformat.write(nb, tmp)
+    write_json_atomic(str(out_path) + ".json", {"problems": problems})
+
+
+def _grade_one(job, cell_timeout, timeout) -> list[Row]:
+    """Run one submission in its own process; its rows (every exercise, even when the
+    notebook could not be read or ran out of time)."""
+    import nbformat
+    student, name, path, source_nb = job
+    tests = [c for c in source_nb["cells"] if is_test(c)]
+
+    def rows(executed, problems):
+        by_id = {_nbgrader(c).get("grade_id"): c for c in executed if is_test(c)}
+        out = []
+        for test in tests:
+            grade_id = _nbgrader(test)["grade_id"]
+            cell = by_id.get(grade_id)
+            ran = cell is not None and cell.get("execution_count") is not None
+            out.append(Row(student, name, grade_id.removeprefix("test_"),
+                           cell_points(cell) if ran else 0.0, float(_nbgrader(test)["points"]),
+                           feedback(cell) if ran else "not run", "; ".join(problems)))
+        return out
+    try:
+        student_nb = nbformat.read(path, as_version=4)
+    except Exception as exc:                       # noqa: BLE001  (any unreadable file)
+        return rows([], [f"not a readable notebook: {type(exc).__name__}: {exc}"])
+    nb, notes = prepare(student_nb, source_nb)
+    with tempfile.TemporaryDirectory(prefix="chesslab-grade-") as tmp:
+        given, done = Path(tmp) / "submitted.ipynb", Path(tmp) / "graded.ipynb"
+        nbformat.write(nbformat.from_dict(nb), given)
+        command = [sys.executable, "-m", "chesslab.course.grade", str(given), str(done),
+                   str(cell_timeout)]
+        try:
+            finished = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                                      env=dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1"))
+            if finished.returncode != 0:
+                last = (finished.stderr.strip().splitlines() or ["no message"])[-1]
+                return rows([], notes + [f"grading stopped: {last}"])
+        except subprocess.TimeoutExpired:
+            return rows([], notes + [f"the notebook ran over {timeout:g} s and was stopped"])
+        problems = json.loads(Path(str(done) + ".json").read_text())["problems"]
+        return rows(nbformat.read(done, as_version=4).cells, notes + problems)
+
+
+def grade(submissions, out=None, workers: int = 2, cell_timeout: float = 120,
+          timeout: float = 900, source=None, progress: bool = True) -> list[Row]:
+    """Grade every returned notebook in ``submissions``; write the rows to ``out``
+    (CSV) if given. ``workers`` notebooks run at once (one kernel each)."""
+    import nbformat
+    sources = {p.stem: nbformat.read(p, as_version=4)
+               for p in source_notebooks(source or NOTEBOOKS_DIR)}
+    found = find_submissions(submissions, sources)
+    jobs = [(student, name, path, sources[name]) for student, name, path in found
+            if any(is_test(c) for c in sources[name]["cells"])]
+    if not jobs:
+        raise ValueError(f"none of the notebooks in {submissions} has an exercise to grade")
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        results = pool.map(lambda job: _grade_one(job, cell_timeout, timeout), jobs)
+        if progress:
+            from tqdm import tqdm
+            results = tqdm(results, total=len(jobs), desc="grading", unit="notebook")
+        rows = [row for found_rows in results for row in found_rows]
+    if out:
+        write_csv(rows, out)
+    return rows
+
+
+def write_csv(rows, path):
+    """The rows as a CSV file, written atomically."""
+    with atomic_path(path, suffix=".csv") as tmp:
+        with open(tmp, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+            writer.writeheader()
+            for row in rows:
+                writer.writerow(asdict(row))
+
+
+def totals(rows) -> dict:
+    """{student: (points, max points)} over every graded exercise."""
+    found = {}
+    for row in rows:
+        points, most = found.get(row.student, (0.0, 0.0))
+        found[row.student] = (points + row.points, most + row.max_points)
+    return found
+
+
+if __name__ == "__main__":                        # one notebook, run by ``grade``
+    run_notebook(sys.argv[1], sys.argv[2], float(sys.argv[3]))

@@ -1,0 +1,315 @@
+"""course: the student release keeps no answer, and grading scores what students wrote.
+
+The execute and grade parts use notebook 01 (two exercises, a few seconds a run) and
+notebook 04 (one exercise); the no-leak checks cover every notebook.
+"""
+import csv
+import inspect
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+pytest.importorskip("nbgrader", reason="the course commands need nbgrader: "
+                                       "python -m pip install -r requirements-teacher.txt")
+
+from chesslab.course import exercises  # noqa: E402
+from chesslab.course.grade import cell_points, feedback, grade, prepare  # noqa: E402
+from chesslab.course.release import (MARKERS, NOTEBOOKS_DIR, release,  # noqa: E402
+                                     source_notebooks, with_solutions)
+
+ROOT = NOTEBOOKS_DIR.parent
+FIRST, SAMPLING = "01_board_encoding", "04_training_data"
+
+
+def _reference_functions():
+    """Every exercise's reference, the code a release must not contain."""
+    from chesslab import nn
+    from chesslab.board import encoding
+    from chesslab.datasets import records
+    from chesslab.evaluators.bayes import GaussianNB
+    from chesslab.evaluators.handwritten import MaterialEvaluator
+    from chesslab.matches.rating import wilson_interval
+    from chesslab.search import mcts, teaching
+    from chesslab.search.tree import GameTree
+    return [encoding.thesis_vector, encoding.planes14, nn.Dense.backward, nn.conv2d_naive,
+            nn.MaxPool2D.forward, records.sample_plies, exercises.perft, GameTree._back_up,
+            GameTree.alphabeta, teaching.quiesce, wilson_interval, GaussianNB.fit,
+            MaterialEvaluator.evaluate, encoding.move_to_index, mcts.puct_select]
+
+
+def _body_lines(function):
+    """The lines of a function's body worth searching for (no docstring, no short or
+    generic lines such as ``return x``)."""
+    source = inspect.getsource(function)
+    source = re.sub(r'"""(.|\n)*?"""', "", source, count=1)
+    lines = [line.strip() for line in source.splitlines()[1:]]
+    return [line for line in lines if len(line) >= 30 and not line.startswith("#")]
+
+
+def _solution_lines(source_nb):
+    """The non-trivial lines of every solution region and hidden-test region."""
+    found = []
+    for cell in source_nb.cells:
+        inside = False
+        for line in cell.source.splitlines():
+            if "### BEGIN" in line:
+                inside = True
+            elif "### END" in line:
+                inside = False
+            elif inside and len(line.strip()) >= 20:
+                found.append(line.strip())
+    return found
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    out = tmp_path_factory.mktemp("release")
+    release(out)
+    return out
+
+
+def test_every_exercise_is_an_nbgrader_pair_of_cells():
+    for path in source_notebooks():
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("solution"):
+                assert "### BEGIN SOLUTION" in cell.source and "raise NotImplementedError(" in \
+                    cell.source.split("### END SOLUTION")[1], (path.name, meta)
+                assert "chesslab" not in cell.source.split("### END SOLUTION")[0], (
+                    f"{path.name}: {meta['grade_id']} calls the package instead of solving")
+                test = nb.cells[i + 1].metadata.get("nbgrader", {})
+                assert test.get("grade") and test.get("points", 0) > 0 and \
+                    test["grade_id"] == "test_" + meta["grade_id"], path.name
+                assert "### BEGIN HIDDEN TESTS" in nb.cells[i + 1].source
+
+
+def test_the_release_holds_no_solution_no_hidden_test_no_output_no_answer_key(released):
+    notebooks = sorted((released / "notebooks").glob("*.ipynb"))
+    assert [p.name for p in notebooks] == [p.name for p in source_notebooks()]
+    texts = {p.name: p.read_text(encoding="utf-8") for p in released.rglob("*") if p.is_file()
+             and p.suffix in (".ipynb", ".py", ".md", ".txt")}
+    everything = "\n".join(texts.values())
+    for marker in MARKERS:
+        assert marker not in everything
+    for function in _reference_functions():
+        for line in _body_lines(function):
+            assert line not in everything, f"{function.__qualname__}'s code is in the release"
+    solutions = 0
+    for path in source_notebooks():
+        for line in _solution_lines(nbformat.read(path, as_version=4)):
+            solutions += 1
+            assert json_escaped(line) not in texts[path.name], (path.name, line)
+    assert solutions > 50                       # the check above looked at real solutions
+    for path in notebooks:
+        nb = nbformat.read(path, as_version=4)
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+    assert not list(released.rglob("TEACHING*"))
+    assert (released / "notebooks" / "players" / "_template.py").is_file()
+    assert (released / "figures" / "play_vs_ai.png").is_file()       # 09 shows it
+
+
+def json_escaped(line):
+    import json
+    return json.dumps(line)[1:-1]
+
+
+def test_a_planted_leak_would_be_seen():
+    line = _body_lines(exercises.check_quiesce)[0]
+    assert line in inspect.getsource(exercises)
+
+
+def test_the_command_line_releases_and_says_so(tmp_path, capsys):
+    from chesslab.cli import main
+    assert main(["course", "release", str(tmp_path / "class")]) == 0
+    assert "13 student notebooks" in capsys.readouterr().out
+    assert len(list((tmp_path / "class" / "notebooks").glob("*.ipynb"))) == 13
+    assert main(["course", "grade", str(tmp_path / "missing")]) == 2
+    assert "no folder of submissions" in capsys.readouterr().err
+    assert main(["course", "grade", str(tmp_path / "class" / "notebooks" / "players")]) == 2
+    assert "no course notebook in" in capsys.readouterr().err
+    one_file = tmp_path / "class" / "notebooks" / "01_board_encoding.ipynb"
+    assert main(["course", "grade", str(one_file)]) == 2
+    assert "is a file; give the folder" in capsys.readouterr().err
+
+
+def test_an_unreadable_notebook_scores_zero_and_says_why(tmp_path):
+    (tmp_path / "zoe").mkdir()
+    (tmp_path / "zoe" / "04_training_data.ipynb").write_text("{not json")
+    [row] = grade(tmp_path, progress=False)
+    assert (row.student, row.exercise, row.points, row.max_points) == (
+        "zoe", "my_sample_plies", 0, 1)
+    assert row.feedback == "not run" and row.problems.startswith("not a readable notebook")
+
+
+def _run(nb, cwd):
+    from nbclient import NotebookClient
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(cwd)}}).execute()
+    return nb
+
+
+def test_a_student_copy_runs_top_to_bottom_and_says_not_attempted(released):
+    nb = _run(nbformat.read(released / "notebooks" / f"{FIRST}.ipynb", as_version=4),
+              released / "notebooks")
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
+              if o.output_type == "error"]
+    assert errors == []
+    said = [o.text for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")
+            for o in c.outputs if o.output_type == "stream"]
+    assert said == ["thesis_vector: not attempted yet (your code here: one number per "
+                    "square, rank 8 first)\n",
+                    "planes14: not attempted yet (your code here: start from "
+                    "np.zeros((14, 8, 8)))\n"]
+
+
+MISTAKES = {"my_thesis_vector": ("sign = 1 if piece.color == chess.WHITE else -1",
+                                 "sign = -1 if piece.color == chess.WHITE else 1"),
+            "my_planes14": ("7 - chess.square_rank(square)", "chess.square_rank(square)"),
+            "my_sample_plies": ("p % 2 == 0)]", "p % 3 == 0)]")}
+#: Right on the visible cases (games up to 300 plies), wrong on the hidden ones.
+HIDDEN_ONLY = ("plies = [p for p", "if n_plies > 300:\n        return []\n    plies = [p for p")
+
+
+def _plant(grade_id, source):
+    old, new = MISTAKES[grade_id]
+    assert old in source
+    return source.replace(old, new)
+
+
+@pytest.fixture(scope="module")
+def graded(released, tmp_path_factory):
+    """Five students: solutions, nothing, a mistake per exercise, a mistake only the
+    hidden tests see, and a notebook that raises, hangs and kills its kernel."""
+    folder = tmp_path_factory.mktemp("submissions")
+    read = lambda name, where: nbformat.read(where / f"{name}.ipynb", as_version=4)  # noqa: E731
+    student = {n: read(n, released / "notebooks") for n in (FIRST, SAMPLING)}
+    source = {n: read(n, NOTEBOOKS_DIR) for n in (FIRST, SAMPLING)}
+    (folder / "anna").mkdir()
+    for name in (FIRST, SAMPLING):
+        nbformat.write(with_solutions(student[name], source[name]),
+                       folder / "anna" / f"{name}.ipynb")
+    nbformat.write(student[FIRST], folder / f"bob_{FIRST}.ipynb")        # the flat layout
+    (folder / "carl").mkdir()
+    for name in (FIRST, SAMPLING):
+        nbformat.write(with_solutions(student[name], source[name], _plant),
+                       folder / "carl" / f"{name}.ipynb")
+    (folder / "dora").mkdir()
+    nbformat.write(with_solutions(student[SAMPLING], source[SAMPLING],
+                                  lambda _, s: s.replace(*HIDDEN_ONLY)),
+                   folder / "dora" / f"{SAMPLING}.ipynb")
+    eve = with_solutions(student[FIRST], source[FIRST],
+                         lambda g, s: s if g == "my_thesis_vector" else
+                         s.replace("planes = np.zeros((14, 8, 8))", "while True:\n        pass"))
+    first_test = next(i for i, c in enumerate(eve.cells)
+                      if c.metadata.get("nbgrader", {}).get("grade"))
+    eve.cells[first_test].source += "\nraise ValueError('edited the test')"   # put back
+    eve.cells.insert(first_test + 1, nbformat.v4.new_code_cell("import os\nos._exit(1)"))
+    eve.cells.insert(3, nbformat.v4.new_code_cell("1 / 0"))
+    (folder / "eve").mkdir()
+    nbformat.write(eve, folder / "eve" / f"{FIRST}.ipynb")
+    (folder / "eve" / "notes.ipynb").write_text("not a course notebook")   # ignored
+    out = folder / "grades.csv"
+    rows = grade(folder, out=out, workers=2, cell_timeout=10, progress=False)
+    return rows, out
+
+
+def _points(rows):
+    return {(r.student, r.exercise): r.points for r in rows}
+
+
+def test_grading_three_submissions_full_marks_zero_and_planted_mistakes(graded):
+    rows, out = graded
+    points = _points(rows)
+    assert points[("anna", "my_thesis_vector")] == 1 and points[("anna", "my_planes14")] == 2
+    assert points[("anna", "my_sample_plies")] == 1
+    assert points[("bob", "my_thesis_vector")] == 0 and points[("bob", "my_planes14")] == 0
+    assert {k: v for k, v in points.items() if k[0] == "carl"} == {
+        ("carl", "my_thesis_vector"): 0, ("carl", "my_planes14"): 0, ("carl", "my_sample_plies"): 0}
+    by = {(r.student, r.exercise): r for r in rows}
+    assert by[("anna", "my_planes14")].feedback == "planes14: all 100 cases agree with chesslab's"
+    assert by[("bob", "my_thesis_vector")].feedback.startswith("thesis_vector: not attempted yet")
+    assert "0 of 200 cases agree" in by[("carl", "my_thesis_vector")].feedback
+    assert "cases agree; first difference" in by[("carl", "my_sample_plies")].feedback
+    with open(out, newline="") as handle:
+        table = list(csv.DictReader(handle))
+    assert len(table) == len(rows) == 3 + 2 + 3 + 1 + 2        # anna, bob, carl, dora, eve
+    assert table[0].keys() >= {"student", "exercise", "points", "max_points", "feedback"}
+
+
+def test_hidden_tests_are_put_back_from_the_source(graded):
+    rows, _ = graded
+    [dora] = [r for r in rows if r.student == "dora"]
+    assert dora.points == 0
+    assert dora.feedback.startswith("sample_plies: all 300 cases agree")
+    assert "hidden tests: sample_plies: 0 of 700 cases agree" in dora.feedback
+
+
+def test_a_notebook_that_raises_hangs_and_crashes_is_graded_for_what_works(graded):
+    rows, _ = graded
+    eve = {r.exercise: r for r in rows if r.student == "eve"}
+    assert eve["my_thesis_vector"].points == 1       # its test had been edited: put back
+    assert eve["my_planes14"].points == 0
+    assert eve["my_planes14"].feedback == "stopped: it ran over the time limit of a cell"
+    problems = eve["my_planes14"].problems
+    assert "stopped the kernel" in problems and "ZeroDivisionError" in problems
+
+
+def test_prepare_puts_a_deleted_test_back_and_cell_points_follow_nbgrader():
+    source = nbformat.read(NOTEBOOKS_DIR / f"{SAMPLING}.ipynb", as_version=4)
+    test = next(c for c in source.cells if c.metadata.get("nbgrader", {}).get("grade"))
+    student = nbformat.from_dict(dict(source, cells=[c for c in source.cells if c is not test]))
+    nb, notes = prepare(student, source)
+    assert notes == ["test cell test_my_sample_plies was missing: put back"]
+    assert nb["cells"][-1]["source"] == test.source          # cut after the last test
+    cell = dict(test, outputs=[{"output_type": "stream", "name": "stdout", "text": "x: ok\n"}])
+    assert cell_points(cell) == 1 and feedback(cell) == "x: ok"
+    cell["outputs"].append({"output_type": "stream", "name": "stderr", "text": "warning\n"})
+    assert cell_points(cell) == 0                # nbgrader: anything on stderr fails a test
+    assert feedback(cell) == "x: ok; 0 points: the test wrote to stderr (a failure for nbgrader)"
+
+
+def _nbgrader(*args, cwd):
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent),
+                                                 os.environ.get("PATH", "")]))
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args, "--log-level=ERROR"],
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
+@pytest.mark.slow
+def test_nbgrader_generate_assignment_and_autograde_agree_with_course_grade(graded, tmp_path,
+                                                                          released):
+    rows, _ = graded
+    course = tmp_path / "course"
+    (course / "source" / "ps1").mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text(
+        'c = get_config()\nc.CourseDirectory.course_id = "chesslab"\n'
+        'c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}\n')
+    shutil.copy(NOTEBOOKS_DIR / f"{FIRST}.ipynb", course / "source" / "ps1")
+    _nbgrader("generate_assignment", "ps1", cwd=course)
+    theirs = nbformat.read(course / "release" / "ps1" / f"{FIRST}.ipynb", as_version=4)
+    ours = nbformat.read(released / "notebooks" / f"{FIRST}.ipynb", as_version=4)
+    assert [c.source for c in theirs.cells] == [c.source for c in ours.cells]
+    source = nbformat.read(NOTEBOOKS_DIR / f"{FIRST}.ipynb", as_version=4)
+    for student, nb in (("anna", with_solutions(theirs, source)), ("bob", theirs),
+                        ("carl", with_solutions(theirs, source, _plant))):
+        (course / "submitted" / student / "ps1").mkdir(parents=True)
+        nbformat.write(nb, course / "submitted" / student / "ps1" / f"{FIRST}.ipynb")
+        _nbgrader("db", "student", "add", student, cwd=course)
+    _nbgrader("autograde", "ps1", cwd=course)
+    _nbgrader("export", cwd=course)
+    with open(course / "grades.csv", newline="") as handle:
+        exported = {r["student_id"]: float(r["raw_score"]) for r in csv.DictReader(handle)}
+    ours = {}
+    for row in rows:
+        if row.notebook == FIRST and row.student in exported:
+            ours[row.student] = ours.get(row.student, 0) + row.points
+    assert exported == ours == {"anna": 3, "bob": 0, "carl": 0}
