@@ -130,3 +130,77 @@ def test_mcts_recording_scores_a_mate_exactly():
     terminal = [s for s in recorder.run(40) if s.leaf == "terminal"]
     assert terminal and terminal[0].moves[-1] == chess.Move.from_uci("a1a8")
     assert terminal[0].value == -1.0 and terminal[0].path[-1].backed == 1.0
+
+
+# ---------------------------------------------------------------- the widgets, headless
+
+@pytest.fixture
+def explorer_modules():
+    pytest.importorskip("ipywidgets")
+    from chesslab.widgets import explorer, mcts_explorer
+    return explorer, mcts_explorer
+
+
+def test_search_explorer_steps_and_goes_back(explorer_modules):
+    explorer, _ = explorer_modules
+    shown = explorer.explore_search(ITALIAN, "material", depth=2, algorithm="alphabeta")
+    record = shown.record
+    assert shown.position == 1 and shown.visited == 1 and shown.current == 0
+    assert shown.tree.value.count("<rect") == 1                   # the root alone
+    shown.step()
+    assert shown.visited == 2 and shown.current == record.root.children[0]
+    assert shown.tree.value.count("<rect") == 2                   # the tree grew
+    assert "positions visited 2/" in shown.status.value
+    shown.step_over()                                             # the first move's subtree
+    first = record.nodes[record.root.children[0]]
+    assert shown.position == first.exit_step + 1 and "cut-off" not in shown.info.value
+    assert "value on exit" in shown.info.value
+    shown.back()
+    assert shown.position == first.exit_step and shown.current == first.children[-1]
+    shown.select(first.index)
+    assert "being searched" in shown.info.value
+    shown.run_to_end()
+    assert shown.visited == len(record.nodes) and "why it ended" in shown.info.value
+    cut = record.cutoffs()[0]
+    shown.select(cut.index)
+    assert "cut-off by" in shown.info.value and "pruned" in shown.info.value
+    assert 'class="node-pruned"' in shown.tree.value and "<svg" in shown.board_view.value
+    up = next(b for b in shown.node_buttons if b.layout.display != "none")
+    up.click()                                                     # a node button selects
+    assert shown.selected != cut.index
+    assert shown.selected in [n.index for n in record.path(cut.index)]
+    shown.restart()
+    assert shown.position == 1
+
+
+def test_search_explorer_takes_the_full_search_switches(explorer_modules):
+    explorer, _ = explorer_modules
+    plain = explorer.explore_search(CAPTURES, "pst", depth=2, algorithm="full")
+    unordered = explorer.explore_search(CAPTURES, "pst", depth=2, algorithm="full",
+                                        ordering=False)
+    assert "ordering=False" in unordered.describe()
+    assert len(plain.record.nodes) != len(unordered.record.nodes)
+    assert plain.record.root.value == unordered.record.root.value
+    with pytest.raises(ValueError, match="not a valid FEN"):
+        explorer.explore_search("not a fen")
+
+
+def test_mcts_explorer_steps_runs_and_goes_back(explorer_modules):
+    _, mcts_explorer = explorer_modules
+    shown = mcts_explorer.explore_mcts(ITALIAN, simulations=30, net="uniform")
+    assert shown.done == 0 and "press Step" in shown.path_view.value
+    shown.step()
+    assert shown.done == 1 and "simulation 1" in shown.path_view.value
+    assert "expanded:" in shown.path_view.value and "the network" in shown.path_view.value
+    boxes = shown.tree.value.count("<rect")
+    shown.run(9)
+    assert shown.done == 10 and shown.recorder.root.N.sum() == 10
+    assert shown.tree.value.count("<rect") > boxes                # the tree grew
+    shown.back()
+    assert shown.done == 9 and shown.recorder.root.N.sum() == 9
+    shown.run_to_end()
+    assert shown.done == 30 and "N=" in shown.bars.value
+    shown.depth.value = 1
+    assert shown.tree.value.count("<rect") <= 2 + mcts_explorer.LEVEL_WIDTH   # + the last path
+    with pytest.raises(ValueError, match="'uniform'"):
+        mcts_explorer.explore_mcts(ITALIAN, net="random")

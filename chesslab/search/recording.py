@@ -43,6 +43,9 @@ REASONS = {
     "root": "root: the best move",
 }
 
+#: Endings whose value is exact whatever the window: nothing below them was cut.
+_EXACT = ("leaf", "draw", "mate", "stalemate", "root")
+
 
 class SearchNode:
     """One visit of a position: how it was entered and why it ended.
@@ -68,7 +71,7 @@ class SearchNode:
     @property
     def bound(self) -> str:
         """"exact", "lower" (failed high: at least value) or "upper" (at most value)."""
-        if self.value is None or self.alpha is None:
+        if self.value is None or self.alpha is None or self.reason in _EXACT:
             return "exact"
         if self.value >= self.beta:
             return "lower"
