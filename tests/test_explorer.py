@@ -83,7 +83,8 @@ def test_ordering_switch_changes_the_count_not_the_value():
     without = record_search(board, "pst", depth=3, algorithm="full", ordering=False)
     assert len(with_order.nodes) != len(without.nodes)
     reasons = {n.reason for n in without.nodes}
-    assert {"horizon", "stand pat", "cutoff"} <= reasons
+    assert {"stand pat", "captures", "cutoff"} <= reasons
+    assert any(n.quiescence for n in without.nodes)           # leaves handed to quiescence
 
 
 def test_recording_errors_are_named():

@@ -1,7 +1,7 @@
 """A search that keeps its tree: the real searcher, recorded as it runs.
 
-``RecordingSearcher`` is ``Searcher`` with its hooks (``_count``, ``_push``, ``_pop``,
-``_negamax``, ``_quiesce``, ``_static``) wrapped: each wrapper calls the searcher's own
+``RecordingSearcher`` is ``Searcher`` with its hooks (``_count``, ``_pop``,
+``_negamax``, ``_quiesce``, ``_static``, the tables) wrapped: each wrapper calls the searcher's own
 method and writes down what happened. So the recorded tree is the search itself, not a
 second implementation: its node count is the searcher's counter, its root value and best
 move are the searcher's result. The plain ``Searcher`` is untouched (recording costs
@@ -27,7 +27,6 @@ from chesslab.search.transposition import TranspositionTable
 #: Why a node ended: the reasons ``SearchNode.reason`` takes.
 REASONS = {
     "leaf": "leaf: the evaluator's score",
-    "horizon": "horizon: quiescence search",
     "stand pat": "quiescence: stand pat",
     "captures": "quiescence: captures searched",
     "cutoff": "cut-off",
@@ -123,7 +122,7 @@ class SearchRecord:
             return []
         board = self.board_at(index)
         tried = {self.nodes[c].move for c in node.children}
-        if node.kind == "quiesce":
+        if node.kind == "quiesce" or node.quiescence:
             return [m for m in board.generate_legal_captures() if m not in tried]
         return [m for m in board.legal_moves if m not in tried]
 
@@ -250,10 +249,6 @@ class RecordingSearcher(Searcher):
             kind = "null" if move == chess.Move.null() else "search"
             self._new_node(move, kind, *entering, ply)
 
-    def _push(self, board, move):
-        self._board = board
-        super()._push(board, move)
-
     def _pop(self, board):
         top = self._open[-1] if self._open else None
         if (top is not None and top.kind == "quiesce" and top.alpha is None
@@ -285,9 +280,9 @@ class RecordingSearcher(Searcher):
             return "draw"
         if node.tt_hit:
             return "tt"
-        if node.quiescence:
+        if node.quiescence:          # the horizon: quiescence searched this position
             if node.depth <= 0:
-                return "horizon"
+                return self._quiesce_reason(node, value, children)
             if value <= node.alpha:
                 return "razoring"
         if not children:
@@ -315,16 +310,19 @@ class RecordingSearcher(Searcher):
         value = super()._quiesce(board, alpha, beta, ply, static, in_check)
         if own:
             node.value = value
-            children = [self.nodes_list[c] for c in node.children]
-            if not children:
-                node.reason = "mate" if node.static is None else "stand pat"
-            elif value >= beta:
-                node.reason = "cutoff"
-                node.refutation = children[-1].move
-            else:
-                node.reason = "captures" if node.static is None or value > node.static else "stand pat"
+            node.reason = self._quiesce_reason(node, value,
+                                               [self.nodes_list[c] for c in node.children])
             self._close(node)
         return value
+
+    @staticmethod
+    def _quiesce_reason(node, value, children):
+        if not children:
+            return "mate" if node.static is None else "stand pat"
+        if value >= node.beta:
+            node.refutation = children[-1].move
+            return "cutoff"
+        return "captures" if node.static is None or value > node.static else "stand pat"
 
 
 def record_search(board: chess.Board, evaluator="material", depth: int = 3,

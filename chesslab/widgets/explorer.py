@@ -35,7 +35,7 @@ LEVELS = 6          # levels drawn (the path's top is collapsed into a note beyo
 NODE_BUTTONS = 14   # clickable nodes under the tree (path and children)
 SAVED_BUDGET = 3000  # positions counted for a pruned branch before saying "more than"
 
-SHORT = {"leaf": "leaf", "horizon": "quiesce", "stand pat": "stand pat", "captures": "captures",
+SHORT = {"leaf": "leaf", "stand pat": "stand pat", "captures": "captures",
          "cutoff": "cut-off", "all moves": "all", "tt": "TT hit", "draw": "draw",
          "mate": "mate", "stalemate": "stalemate", "futility": "futile",
          "reverse futility": "rev. futility", "null move": "null cut", "razoring": "razor",
@@ -117,6 +117,24 @@ class SearchExplorer(widgets.VBox):
         return (f"{r.algorithm} depth {r.depth}{switches}: {len(r.nodes)} positions, "
                 f"{len(r.cutoffs())} cut-offs, best {r.board.san(r.result.move) if r.result.move else '-'}")
 
+    def node_text(self, index: int) -> str:
+        """One node as a line of text: its path, window, value, bound and why it ended."""
+        node = self.record.nodes[index]
+        path = " ".join(self._move_text(n) for n in self.record.path(index)[1:]) or "root"
+        lines = self._lines(node)
+        if not self._done(node):
+            return f"{path}  {lines[1]}  searching"
+        why = REASONS[node.reason]
+        if node.refutation is not None and node.parent is not None:
+            why += f" by {self._move_text(self.record.nodes[node.children[-1]]).split(' (')[0]}"
+        return f"{path}  {lines[1]}  {self._value_text(node)}  ({why})"
+
+    def line(self) -> str:
+        """The step just taken, as text (what the status and the tree show)."""
+        kind, index = self.record.steps[self.position - 1]
+        verb = "enter" if kind == "enter" else "leave"
+        return f"step {self.position}: {verb} {self.node_text(index)}"
+
     # ------------------------------------------------------------ stepping
     @property
     def current(self) -> int:
@@ -196,7 +214,7 @@ class SearchExplorer(widgets.VBox):
             return "cutoff"
         if node.reason == "tt":
             return "tt"
-        if node.kind == "quiesce" or node.reason == "horizon":
+        if node.kind == "quiesce" or node.quiescence:
             return "quiesce"
         return "done"
 
@@ -207,11 +225,15 @@ class SearchExplorer(widgets.VBox):
             window = f"[{format_value(node.alpha)}, {format_value(node.beta)}]"
         if not self._done(node):
             return [self._move_text(node), window, "..."]
-        sign = {"lower": "\u2265", "upper": "\u2264", "exact": "="}[node.bound]
         if node.reason == "futility":
             return [self._move_text(node), window, "futile"]
         return [self._move_text(node), window,
-                f"{sign}{format_value(node.value)} {SHORT.get(node.reason, node.reason)}"]
+                f"{self._value_text(node)} {SHORT.get(node.reason, node.reason)}"]
+
+    @staticmethod
+    def _value_text(node) -> str:
+        sign = {"lower": "\u2265", "upper": "\u2264", "exact": "="}[node.bound]
+        return f"{sign} {format_value(node.value)}"
 
     def _pruned_box(self, node, parent_key):
         pruned = self.record.pruned_moves(node.index)

@@ -149,6 +149,21 @@ class MCTSExplorer(widgets.VBox):
                 "<div style='color:#777;font-size:11px'>backup: the leaf's value, its sign "
                 "flipped at each ply up (each edge gets it for the player who moved)</div>")
 
+    def text(self) -> str:
+        """The last simulation as text: each edge (N, P, Q, U before it; the backup), the leaf."""
+        sims = self.recorder.simulations_run
+        if not sims:
+            return "no simulation yet"
+        sim, board, lines = sims[-1], self.board.copy(), []
+        for edge in sim.path:
+            lines.append(f"  {board.san(edge.move):7} N={int(edge.visits):<3d} P={edge.prior:.3f} "
+                         f"Q={edge.q:+.3f} U={edge.u:.3f}  backup {edge.backed:+.3f}")
+            board.push(edge.move)
+        leaf = ("expanded, network value" if sim.leaf == "expanded" else "game over, exact value")
+        side = "White" if board.turn else "Black"
+        return "\n".join([f"simulation {sim.number}:"] + lines +
+                         [f"  leaf: {leaf} {sim.value:+.3f} for {side}"])
+
     def tree_levels(self):
         """Levels of boxes: the root, then the most visited children to the chosen depth."""
         root = self.recorder.root
