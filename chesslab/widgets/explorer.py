@@ -82,9 +82,9 @@ class SearchExplorer(widgets.VBox):
                    "enter the next node or leave the current one"),
             button("Step over", self.step_over, "chesslab-explore-over",
                    "finish the node in view: its whole subtree"),
-            button("Run to end \u23ed", self.run_to_end, "chesslab-explore-end",
+            button("Run to end", self.run_to_end, "chesslab-explore-end",
                    "the finished search"),
-            button("\u23ee Restart", self.restart, "chesslab-explore-restart", "back to the root"),
+            button("Restart", self.restart, "chesslab-explore-restart", "back to the root"),
         ]
         self.status = widgets.HTML()
         self.status.add_class("chesslab-explore-status")

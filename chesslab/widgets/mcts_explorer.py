@@ -40,7 +40,8 @@ class MCTSExplorer(widgets.VBox):
             return b
 
         self.batch = widgets.BoundedIntText(value=10, min=1, max=10_000, description="N",
-                                            layout=widgets.Layout(width="120px"))
+                                            style={"description_width": "20px"},
+                                            layout=widgets.Layout(width="110px"))
         self.depth = widgets.IntSlider(value=depth, min=1, max=5, description="tree depth",
                                        continuous_update=False)
         self.depth.observe(lambda _: self._refresh(), names="value")
@@ -51,7 +52,7 @@ class MCTSExplorer(widgets.VBox):
                    "N simulations"),
             button(f"Run to {self.simulations}", self.run_to_end, "chesslab-mcts-end",
                    "simulations up to the total"),
-            button("\u23ee Restart", self.restart, "chesslab-mcts-restart", "an empty tree"),
+            button("Restart", self.restart, "chesslab-mcts-restart", "an empty tree"),
         ]
         self.status = widgets.HTML()
         self.status.add_class("chesslab-mcts-status")
@@ -113,7 +114,7 @@ class MCTSExplorer(widgets.VBox):
         most = max(rows[0][1], 1)
         self.bars.value = bars_svg(
             [(self.board.san(m), n / most, f"N={n} Q={q:+.2f} P={p:.2f}", m == first)
-             for m, n, q, p in rows[:BARS]], title="root moves: visits (bar), Q, prior")
+             for m, n, q, p in rows[:BARS]], title="root moves: visits (bar), Q, prior", width=420)
         arrows = []
         if last is not None:
             for i, edge in enumerate(last.path[:4]):

@@ -101,7 +101,7 @@ def bars_svg(rows, title: str = "", width: int = 360) -> str:
     if title:
         parts.append(f'<text x="{PAD}" y="{PAD + 11}" fill="#333" font-weight="bold">'
                      f'{html.escape(title)}</text>')
-    room = width - label_w - 130
+    room = width - label_w - 160                  # room for the text after the bar
     for i, (label, length, text, hot) in enumerate(rows):
         y = y0 + i * row_h
         colour = "#e67e22" if hot else "#4a78c2"
