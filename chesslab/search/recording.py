@@ -15,6 +15,7 @@ the steps (enter node i, leave node i) that the tree explorer replays.
 """
 from __future__ import annotations
 
+import gc
 import math
 
 import chess
@@ -346,6 +347,12 @@ def record_search(board: chess.Board, evaluator="material", depth: int = 3,
     searcher = RecordingSearcher(evaluator, algorithm, **switches)
     if depth is None or depth < 1:
         raise ValueError(f"depth must be at least 1, got {depth}")
-    result = searcher.search(board, depth)
+    collecting = gc.isenabled()
+    gc.disable()       # tens of thousands of new nodes would wake the collector again and again
+    try:
+        result = searcher.search(board, depth)
+    finally:
+        if collecting:
+            gc.enable()
     return SearchRecord(board.copy(), searcher.nodes_list, searcher.steps, result,
                         algorithm, depth, dict(switches))
