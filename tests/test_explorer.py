@@ -92,6 +92,8 @@ def test_recording_errors_are_named():
         record_search(chess.Board(), "material", depth=2, algorithm="negascout")
     with pytest.raises(ValueError, match="unknown switch orderin"):
         record_search(chess.Board(), "material", depth=2, algorithm="full", orderin=False)
+    with pytest.raises(ValueError, match="depth must be at least 1"):
+        record_search(chess.Board(), "material", depth=0)
     with pytest.raises(TypeError, match="chess.Board"):
         record_search("8/8/8/8/8/8/8/8 w - - 0 1", "material")
 

@@ -344,9 +344,9 @@ def record_search(board: chess.Board, evaluator="material", depth: int = 3,
     if isinstance(evaluator, str):
         from chesslab.evaluators.registry import load_evaluator
         evaluator = load_evaluator(evaluator)
-    searcher = RecordingSearcher(evaluator, algorithm, **switches)
     if depth is None or depth < 1:
         raise ValueError(f"depth must be at least 1, got {depth}")
+    searcher = RecordingSearcher(evaluator, algorithm, **switches)
     collecting = gc.isenabled()
     gc.disable()       # tens of thousands of new nodes would wake the collector again and again
     try:

@@ -227,8 +227,10 @@ class SearchExplorer(widgets.VBox):
             return [self._move_text(node), window, "..."]
         if node.reason == "futility":
             return [self._move_text(node), window, "futile"]
-        return [self._move_text(node), window,
-                f"{self._value_text(node)} {SHORT.get(node.reason, node.reason)}"]
+        why = SHORT.get(node.reason, node.reason)
+        if node.reason == "cutoff" and node.parent is not None:    # name the refutation
+            why = "by " + self._move_text(self.record.nodes[node.children[-1]]).split(" (")[0]
+        return [self._move_text(node), window, f"{self._value_text(node)} {why}"]
 
     @staticmethod
     def _value_text(node) -> str:

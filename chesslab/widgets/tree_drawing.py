@@ -115,7 +115,8 @@ def bars_svg(rows, title: str = "", width: int = 360) -> str:
 
 
 def edge_width(visits: float, most: float) -> float:
-    """Edge width by visits: 0.6 for one visit up to 7 for the most visited edge."""
+    """Edge width by visits: thin for a single visit, thickest for the most visited edge
+    (square root, so that the rarely visited edges stay visible)."""
     if visits <= 0 or most <= 0:
         return 0.6
     return 0.6 + 6.4 * math.sqrt(visits / most)

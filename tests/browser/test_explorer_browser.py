@@ -113,7 +113,7 @@ def test_search_explorer_grows_on_step(page):
     expect(status).to_contain_text(re.compile(r"step \d+/5126"))
     steps = int(re.search(r"step (\d+)/", status.inner_text()).group(1))
     assert steps > 3 + 12                      # each Step over crossed a whole subtree
-    expect(view.locator(".chesslab-explore-tree")).to_contain_text("cut-off")
+    expect(view.locator(".chesslab-explore-tree g.node-cutoff").first).to_contain_text("by ")
     expect(view.locator(".chesslab-explore-info")).to_contain_text("window on entry")
     up = view.locator(".chesslab-node-button").first                 # select the parent
     path_before = view.locator(".chesslab-explore-info").inner_text()
