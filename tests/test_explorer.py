@@ -184,6 +184,13 @@ def test_search_explorer_takes_the_full_search_switches(explorer_modules):
     assert "ordering=False" in unordered.describe()
     assert len(plain.record.nodes) != len(unordered.record.nodes)
     assert plain.record.root.value == unordered.record.root.value
+    deeper = explorer.explore_search(CAPTURES, "pst", depth=3, algorithm="full")
+    deeper.run_to_end()
+    for reason, shown in (("futility", "not searched"), ("stand pat", "stand pat"),
+                          ("tt", "transposition table"), ("reverse futility", "far above")):
+        node = next(n for n in deeper.record.nodes if n.reason == reason)
+        deeper.select(node.index)
+        assert shown in deeper.info.value
     with pytest.raises(ValueError, match="not a valid FEN"):
         explorer.explore_search("not a fen")
 

@@ -315,9 +315,12 @@ class SearchExplorer(widgets.VBox):
             " ".join(m.uci() for m in moves)
         rows = [("path", line or "(the root)"),
                 ("side to move", "White" if board.turn else "Black"),
-                ("depth left", "quiescence" if node.depth is None else node.depth),
+                ("depth left", node.depth if node.depth is not None else
+                 "-" if node.reason == "futility" else "quiescence"),
                 ("window on entry", self._lines(node)[1])]
-        if self._done(node):
+        if node.reason == "futility" and self._done(node):
+            rows.append(("why it ended", REASONS["futility"]))
+        elif self._done(node):
             rows.append(("value on exit", f"{format_value(node.value)} ({node.bound})"))
             reason = REASONS.get(node.reason, node.reason)
             if node.refutation is not None and node.parent is not None:
