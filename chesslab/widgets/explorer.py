@@ -114,7 +114,8 @@ class SearchExplorer(widgets.VBox):
     def describe(self) -> str:
         r = self.record
         switches = "".join(f", {k}={v}" for k, v in r.switches.items())
-        return (f"{r.algorithm} depth {r.depth}{switches}: {len(r.nodes)} positions, "
+        plural = "" if len(r.nodes) == 1 else "s"
+        return (f"{r.algorithm} depth {r.depth}{switches}: {len(r.nodes)} position{plural}, "
                 f"{len(r.cutoffs())} cut-offs, best {r.board.san(r.result.move) if r.result.move else '-'}")
 
     def node_text(self, index: int) -> str:
