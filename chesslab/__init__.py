@@ -34,6 +34,8 @@ _FACE = {
     "play_vs_ai": "chesslab.widgets.boards",
     "ai_vs_ai": "chesslab.widgets.boards",
     "play_vs_stockfish": "chesslab.widgets.boards",
+    "explore_search": "chesslab.widgets.explorer",
+    "explore_mcts": "chesslab.widgets.mcts_explorer",
 }
 __all__ = sorted(_FACE) + ["search"]
 

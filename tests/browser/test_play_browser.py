@@ -11,6 +11,7 @@ Playwright or Chromium is missing (`python -m pytest` at home); CI installs both
 The JupyterLab server, its kernels and all its settings live in a temporary folder
 and are stopped whatever happens; its kernels import chesslab from this checkout.
 """
+import contextlib
 import json
 import os
 import re
@@ -91,25 +92,12 @@ def _write_settings(settings_dir):
         path.write_text(json.dumps(value))
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    reason = _missing()
-    if reason:
-        pytest.skip(reason)
-    import nbformat
-    root = tmp_path_factory.mktemp("lab")
-    home = root / "jupyter"
-    work = root / "course"
-    (work / "notebooks").mkdir(parents=True)
-    (work / "figures").mkdir()
-    for name in SHOTS:            # the notebook's markdown shows them (../figures/NAME.png)
-        if (ROOT / "figures" / f"{name}.png").exists():
-            shutil.copy(ROOT / "figures" / f"{name}.png", work / "figures")
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    nb.cells.append(nbformat.v4.new_code_cell(PROMOTION_CELL))
-    nbformat.write(nb, work / "notebooks" / NOTEBOOK.name)
+@contextlib.contextmanager
+def lab_server(work: Path, home: Path):
+    """A JupyterLab server on ``work`` (settings, kernels, everything under ``home``),
+    stopped with its kernels whatever happens; yields (base url, token). Its kernels
+    import chesslab from this checkout (not another installed copy)."""
     env = dict(os.environ)
-    # The kernels import chesslab from this checkout (not another installed copy).
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
     for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR",
                 "MPLCONFIGDIR", "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR"):
@@ -118,7 +106,7 @@ def lab(tmp_path_factory):
     _write_settings(Path(env["JUPYTERLAB_SETTINGS_DIR"]))
     port, token = _free_port(), "chesslab-browser-test"
     base = f"http://127.0.0.1:{port}"
-    log = open(root / "jupyterlab.log", "w")
+    log = open(home / "jupyterlab.log", "w")
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip", "127.0.0.1",
          "--port", str(port), f"--ServerApp.token={token}", "--allow-root",
@@ -134,10 +122,9 @@ def lab(tmp_path_factory):
                 break
             except OSError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("JupyterLab did not start:\n" + (root / "jupyterlab.log").read_text()[-3000:])
+                    pytest.fail("JupyterLab did not start:\n" + (home / "jupyterlab.log").read_text()[-3000:])
                 time.sleep(0.3)
-        yield {"url": f"{base}/lab/tree/notebooks/{NOTEBOOK.name}?token={token}",
-               "base": base, "token": token}
+        yield base, token
     finally:
         try:       # shut the kernels down before the server
             for session in _api(base, token, "/api/sessions") or []:
@@ -151,6 +138,27 @@ def lab(tmp_path_factory):
             server.kill()
             server.wait()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    reason = _missing()
+    if reason:
+        pytest.skip(reason)
+    import nbformat
+    root = tmp_path_factory.mktemp("lab")
+    work = root / "course"
+    (work / "notebooks").mkdir(parents=True)
+    (work / "figures").mkdir()
+    for name in SHOTS:            # the notebook's markdown shows them (../figures/NAME.png)
+        if (ROOT / "figures" / f"{name}.png").exists():
+            shutil.copy(ROOT / "figures" / f"{name}.png", work / "figures")
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(PROMOTION_CELL))
+    nbformat.write(nb, work / "notebooks" / NOTEBOOK.name)
+    with lab_server(work, root / "jupyter") as (base, token):
+        yield {"url": f"{base}/lab/tree/notebooks/{NOTEBOOK.name}?token={token}",
+               "base": base, "token": token}
 
 
 def _board(game):
