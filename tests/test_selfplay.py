@@ -15,9 +15,9 @@ from chesslab.board.game import play_game
 from chesslab.datasets.records import DEFAULT_GAMES, read_games
 from chesslab.search.mcts import uniform_evaluate
 from chesslab.evaluators.policy_value import PolicyValueNet
-from chesslab.training.selfplay import (GATE_SCORE, CentreDefender, ReplayBuffer, endgame_starts, gate,
-                               mate_test, net_match, record_starts, scored_result,
-                               self_play_game)
+from chesslab.training.endgames import CentreDefender, endgame_starts, mate_test
+from chesslab.training.selfplay import (GATE_SCORE, ReplayBuffer, gate, net_match, record_starts,
+                                        scored_result, self_play_game)
 
 
 @pytest.fixture(scope="module")
@@ -140,3 +140,22 @@ def test_self_play_records_each_move_before_it_is_played():
         board.push_uci(uci)
     assert len(game["moves"]) == 6 and game["termination"] == "move cap"
     assert game == self_play_game(uniform_evaluate, simulations=8, max_plies=6, seed=3)
+
+
+def test_settings_are_one_dataclass_that_refuses_what_cannot_run(tmp_path):
+    from dataclasses import asdict, replace
+
+    from chesslab.training.selfplay import DEFAULTS, SelfPlayConfig, check_settings
+    full = DEFAULTS["full"]
+    assert isinstance(full, SelfPlayConfig) and full.kind == "full" and full.draw_value == 0.0
+    assert SelfPlayConfig(**asdict(full)) == full               # what state.json keeps
+    for bad, message in ((dict(games=0), "games must be"), (dict(adjudicate="coin"), "adjudicate"),
+                         (dict(value_target="q"), "value_target"), (dict(draw_value=0.5), "draw_value")):
+        with pytest.raises(ValueError, match=message):
+            replace(full, **bad)
+        with pytest.raises(ValueError, match=message):
+            check_settings("full", **bad)
+    with pytest.raises(ValueError, match="unknown self-play setting.*gamez"):
+        check_settings("full", gamez=3)
+    with pytest.raises(ValueError, match="only apply to the full game"):
+        check_settings("endgame", anchor=10)

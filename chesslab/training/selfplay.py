@@ -12,7 +12,7 @@ One iteration of ``train_selfplay``:
    with both colours) and replaces it only when it scores above 55%.
 
 Two tasks: ``"endgame"``, a curriculum of K+Q (or K+R) vs K from random starts against
-a fixed defender, where a draw counts as White's failure (``draw_value=-1``) and the
+a fixed defender (``chesslab.training.endgames``), where a draw counts as White's failure (``draw_value=-1``) and the
 mate rate on a fixed test set is the learning curve; ``"full"``, the whole game from a
 bootstrapped network (``chesslab.training.pretraining``). Every game is played by
 ``chesslab.board.game.play_game``; the games of an iteration go through
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 import chess
@@ -30,9 +31,10 @@ import numpy as np
 from chesslab.training.pretraining import game_samples, shipped_game_split, stockfish_labels
 from chesslab.board.encoding import as_board, move_to_index
 from chesslab.base.files import read_json, write_json_atomic
-from chesslab.board.rules import adjudicate_draw, adjudicate_material, outcome, result_for
+from chesslab.board.rules import adjudicate_draw, adjudicate_material, result_for
 from chesslab.board.game import play_game
 from chesslab.search.mcts import MCTSPlayer
+from chesslab.training.endgames import endgame_starts, mate_test, mixed_endgame_starts
 from chesslab.nn import Adam
 from chesslab.base.parallel import parallel_map
 from chesslab.evaluators.policy_value import PolicyValueNet, load_policy_value, save_policy_value, train_epochs
@@ -152,108 +154,72 @@ def gate(challenger, best, starts, threshold: float = GATE_SCORE, **kwargs):
 
 # ---------------------------------------------------------------------- endgame curriculum
 
-def _on_edge(square) -> bool:
-    return chess.square_file(square) in (0, 7) or chess.square_rank(square) in (0, 7)
-
-
-def endgame_starts(count: int, piece: str = "Q", seed: int = 0, level: int = 2) -> list[str]:
-    """Random legal K+piece vs K positions, White (the attacker) to move, not over.
-
-    ``piece`` is "Q" or "R" ("QR" alternates them). ``level`` makes the start easier:
-    0 = the lone king on the edge with the white king two squares away (mate is near),
-    1 = the lone king on the edge, 2 = anywhere.
-    """
-    kinds = [chess.Piece.from_symbol(p.upper()) for p in piece]
-    if not kinds or any(k.piece_type not in (chess.QUEEN, chess.ROOK) for k in kinds):
-        raise ValueError(f"piece must be 'Q', 'R' or 'QR', not {piece!r}")
-    if level not in (0, 1, 2):
-        raise ValueError(f"level must be 0 (easiest), 1 or 2 (random), not {level!r}")
-    rng = random.Random(f"endgame:{piece}:{seed}:{level}")
-    fens = []
-    while len(fens) < count:
-        wk, bk, sq = rng.sample(range(64), 3)
-        if level < 2 and not _on_edge(bk):
-            continue
-        if level == 0 and chess.square_distance(wk, bk) != 2:
-            continue
-        board = chess.Board(None)
-        board.set_piece_at(wk, chess.Piece(chess.KING, chess.WHITE))
-        board.set_piece_at(bk, chess.Piece(chess.KING, chess.BLACK))
-        board.set_piece_at(sq, kinds[len(fens) % len(kinds)])
-        board.turn = chess.WHITE
-        if board.is_valid() and outcome(board) is None:
-            fens.append(board.fen())
-    return fens
-
-
-def mixed_endgame_starts(count: int, piece: str = "Q", seed: int = 0) -> list[str]:
-    """``count`` starts, a third of each level (easy, edge, random): a fixed test set
-    on which an untrained searcher mates sometimes, and a trained one more often."""
-    return [fen for level in (0, 1, 2)
-            for fen in endgame_starts((count + 2 - level) // 3, piece, seed, level)]
-
-
-class CentreDefender:
-    """The lone king's fixed defence: take a piece if it can, else run to the centre.
-
-    A fixed opponent, so that a better mate rate means a better attacker.
-    """
-
-    name = "centre defender"
-
-    def choose_move(self, board: chess.Board) -> chess.Move:
-        def badness(move):
-            to = move.to_square
-            edge = max(abs(chess.square_file(to) - 3.5), abs(chess.square_rank(to) - 3.5))
-            return (not board.is_capture(move), edge, move.uci())
-        return min(board.legal_moves, key=badness)
-
-
-def mate_test(net, starts, simulations: int = 50, max_moves: int = 30,
-              defender=None, batch_size: int = 8, draw_value: float = -1.0) -> dict:
-    """The attacker (White, greedy MCTS with ``net``) against a fixed defender.
-
-    The attacker searches with the task's rule (a draw is worth ``draw_value`` = -1 to
-    White), so even the untrained searcher avoids stalemate when it sees it.
-
-    Returns the mate rate, the mean number of attacker moves to mate (mated games
-    only) and the per-start results (moves to mate, or None).
-    """
-    defender = defender or CentreDefender()
-    per_start = []
-    for i, fen in enumerate(starts):
-        attacker = MCTSPlayer(net, simulations, batch_size=batch_size, draw_value=draw_value,
-                              seed=i)
-        game = play_game(attacker, defender, fen, 2 * max_moves)
-        final = game.end().board()
-        mated = game.headers["Termination"] == "checkmate" and final.turn == chess.BLACK
-        per_start.append((len(final.move_stack) + 1) // 2 if mated else None)
-    mated = [m for m in per_start if m is not None]
-    return {"mate_rate": len(mated) / len(starts),
-            "moves_to_mate": float(np.mean(mated)) if mated else None,
-            "per_start": per_start}
-
 
 # ---------------------------------------------------------------------- the training loop
 
 #: Settings of one self-play training run (saved in its state file).
-DEFAULTS = {
-    "endgame": {"piece": "Q", "games": 16, "simulations": 64, "max_plies": 60,
-                "temperature_plies": 8, "epochs": 4, "batch_size": 64, "lr": 2e-3,
-                "c": 1e-4, "buffer": 6000, "gate_starts": 6, "gate_simulations": 32,
-                "test_starts": 24, "test_simulations": 48, "test_max_moves": 25,
-                "channels": 32, "blocks": 1, "adjudicate": "draw", "draw_value": -1.0},
-    # full game: the gate plays 20 games at 100 simulations (at 32, two of ten
-    # challengers got through that then scored 0.35 against the best at 300); "anchor"
-    # mixes that many Stockfish-labelled game positions into every training pass, so
-    # self-play refines the bootstrapped network instead of overwriting it (0: off)
-    "full": {"games": 8, "simulations": 64, "max_plies": 160, "temperature_plies": 16,
-             "epochs": 2, "batch_size": 64, "lr": 5e-4, "c": 1e-4, "buffer": 20000,
-             "gate_starts": 10, "gate_simulations": 100, "gate_max_plies": 160,
-             "adjudicate": "material", "draw_value": 0.0, "anchor": 0, "value_target": "z",
-             "player": "latest", "starts": "initial", "workers": 1},
-}
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """Settings of one self-play run (stored in its state.json), as ``TrainConfig`` is
+    for the evaluation nets: one dataclass, one entry per task in ``DEFAULTS``."""
+    kind: str = "endgame"             # "endgame" (K+Q or K+R vs K) or "full" (the game)
+    seed: int = 0
+    piece: str = "Q"                  # endgame: the strong side's extra piece
+    games: int = 16                   # self-play games per iteration
+    simulations: int = 64             # per move in self-play
+    max_plies: int = 60
+    temperature_plies: int = 8        # moves sampled by visit counts, then the best
+    epochs: int = 4                   # passes over the buffer per iteration
+    batch_size: int = 64
+    lr: float = 2e-3
+    c: float = 1e-4                   # the loss's c||theta||^2
+    buffer: int = 6000                # replay buffer capacity (positions)
+    gate_starts: int = 6              # arena starts, each played with both colours
+    gate_simulations: int = 32
+    gate_max_plies: int | None = None  # None: max_plies
+    test_starts: int = 24             # endgame: the fixed mate-rate test
+    test_simulations: int = 48
+    test_max_moves: int = 25
+    channels: int = 32                # a network built from scratch (no ``initial``)
+    blocks: int = 1
+    adjudicate: str = "draw"          # at the move cap: "draw" or "material"
+    draw_value: float = -1.0          # -1: a draw is White's failure (the endgame task)
+    anchor: int = 0                   # full game: Stockfish-labelled positions mixed in
+    value_target: str = "z"           # "z" (AlphaZero) or "zq" (mean of z and the search's q)
+    player: str = "latest"            # who plays self-play: the trainee, or the gated best
+    starts: str = "initial"           # full game: "records" starts every other game from one
+    workers: int = 1                  # processes for the self-play and gate games
+
+    def __post_init__(self):
+        """Refuse settings a run cannot use, before any game is played."""
+        choices = {"kind": ("endgame", "full"), "piece": ("Q", "R"),
+                   "adjudicate": tuple(_ADJUDICATE), "value_target": ("z", "zq"),
+                   "player": ("latest", "best"), "starts": ("initial", "records")}
+        for key, allowed in choices.items():
+            if getattr(self, key) not in allowed:
+                raise ValueError(f"{key} must be one of {', '.join(allowed)}, got "
+                                 f"{getattr(self, key)!r}")
+        _check_draw_value(self.draw_value)
+        for key in ("games", "simulations", "max_plies", "epochs", "batch_size", "buffer",
+                    "gate_starts", "gate_simulations", "test_starts", "test_simulations",
+                    "test_max_moves", "channels", "blocks", "workers"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{key} must be a whole number of at least 1, got {value!r}")
+
+
 _ADJUDICATE = {"draw": adjudicate_draw, "material": adjudicate_material}
+#: Each task's settings. The full game's gate plays 20 games at 100 simulations (at 32,
+#: two of ten challengers got through that then scored 0.35 against the best at 300);
+#: ``anchor`` mixes that many Stockfish-labelled game positions into every training
+#: pass, so self-play refines the bootstrapped network instead of overwriting it (0: off).
+DEFAULTS = {
+    "endgame": SelfPlayConfig(kind="endgame"),
+    "full": SelfPlayConfig(kind="full", games=8, max_plies=160, temperature_plies=16,
+                           epochs=2, lr=5e-4, buffer=20000, gate_starts=10,
+                           gate_simulations=100, gate_max_plies=160, blocks=2,
+                           adjudicate="material", draw_value=0.0),
+}
 #: Settings only the full game takes (the endgame curriculum starts from scratch).
 FULL_GAME_ONLY = ("initial", "starts", "anchor", "value_target")
 
@@ -271,6 +237,11 @@ def check_settings(kind: str, initial=None, **overrides) -> None:
     if kind == "endgame" and wrong:
         raise ValueError(f"{', '.join(wrong)} only apply to the full game (train selfplay "
                          f"full); the endgame curriculum starts from scratch")
+    unknown = sorted(set(overrides) - {f.name for f in fields(SelfPlayConfig)})
+    if unknown:
+        raise ValueError(f"unknown self-play setting(s) {', '.join(unknown)}; the settings "
+                         f"are the fields of SelfPlayConfig")
+    replace(DEFAULTS[kind], **overrides)          # its own checks, before any work
 
 
 def _copy_net(net):
@@ -319,33 +290,33 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
         best = load_policy_value(workdir / "best.json")
         trainee = load_policy_value(workdir / "trainee.json")
     else:
-        cfg = {**DEFAULTS[kind], **overrides, "kind": kind, "seed": overrides.get("seed", 0)}
+        cfg = replace(DEFAULTS[kind], **overrides)
         if initial is None:
-            best = PolicyValueNet(cfg.get("channels", 32), cfg.get("blocks", 2),
-                                  seed=cfg["seed"], name=f"{kind} self-play net")
+            best = PolicyValueNet(cfg.channels, cfg.blocks, seed=cfg.seed,
+                                  name=f"{kind} self-play net")
         else:
             best = initial if isinstance(initial, PolicyValueNet) else load_policy_value(initial)
         trainee = _copy_net(best)
-        state = {"config": cfg, "iteration": 0, "curve": [], "buffer": {"capacity": cfg["buffer"],
-                                                                         "rows": []}}
-    cfg = state["config"]
+        state = {"config": asdict(cfg), "iteration": 0, "curve": [],
+                 "buffer": {"capacity": cfg.buffer, "rows": []}}
+    cfg = SelfPlayConfig(**state["config"])     # a run written before the dataclass too
     buffer = ReplayBuffer.from_json(state["buffer"])
-    adjudicate = _ADJUDICATE[cfg["adjudicate"]]
-    seed = cfg["seed"]
+    adjudicate = _ADJUDICATE[cfg.adjudicate]
+    seed = cfg.seed
     anchor = []
     if kind == "endgame":
-        test = mixed_endgame_starts(cfg["test_starts"], cfg["piece"], seed=10_000 + seed)
-        gate_starts = mixed_endgame_starts(cfg["gate_starts"], cfg["piece"], seed=20_000 + seed)
+        test = mixed_endgame_starts(cfg.test_starts, cfg.piece, seed=10_000 + seed)
+        gate_starts = mixed_endgame_starts(cfg.gate_starts, cfg.piece, seed=20_000 + seed)
     else:
         test = None
-        gate_starts = _opening_starts(cfg["gate_starts"], seed)
-        if cfg.get("anchor"):
-            anchor = _anchor_rows(cfg["anchor"])
+        gate_starts = _opening_starts(cfg.gate_starts, seed)
+        if cfg.anchor:
+            anchor = _anchor_rows(cfg.anchor)
 
     def measure(net):
         if test is None:
             return {}
-        return mate_test(net, test, cfg["test_simulations"], cfg["test_max_moves"])
+        return mate_test(net, test, cfg.test_simulations, cfg.test_max_moves)
 
     def save():
         save_policy_value(best, workdir / "best.json", kind=kind, iterations=state["iteration"])
@@ -368,37 +339,37 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
         t0 = time.perf_counter()
         rng = random.Random(f"selfplay:{seed}:{it}")
         if kind == "endgame":    # easy starts mixed in: a third of each level
-            starts = [endgame_starts(1, cfg["piece"], rng.randrange(10**9), level=g % 3)[0]
-                      for g in range(cfg["games"])]
-        elif cfg.get("starts") == "records":   # every other game from a recorded game
-            found = record_starts(cfg["games"] // 2, seed=rng.randrange(10**9))
+            starts = [endgame_starts(1, cfg.piece, rng.randrange(10**9), level=g % 3)[0]
+                      for g in range(cfg.games)]
+        elif cfg.starts == "records":   # every other game from a recorded game
+            found = record_starts(cfg.games // 2, seed=rng.randrange(10**9))
             starts = [found[g // 2] if g % 2 and g // 2 < len(found) else None
-                      for g in range(cfg["games"])]
+                      for g in range(cfg.games)]
         else:
-            starts = [None] * cfg["games"]
+            starts = [None] * cfg.games
         results = {"1-0": 0, "0-1": 0, "1/2-1/2": 0}
         plies = []
-        player_net = best if cfg.get("player") == "best" else trainee
-        jobs = [(player_net, start, cfg["simulations"], cfg["temperature_plies"],
-                 cfg["max_plies"], adjudicate, cfg["draw_value"], rng.randrange(10**9))
+        player_net = best if cfg.player == "best" else trainee
+        jobs = [(player_net, start, cfg.simulations, cfg.temperature_plies,
+                 cfg.max_plies, adjudicate, cfg.draw_value, rng.randrange(10**9))
                 for start in starts]
-        for game in parallel_map(_self_play_job, jobs, executor or cfg.get("workers", 1)):
+        for game in parallel_map(_self_play_job, jobs, executor or cfg.workers):
             buffer.add(game["records"])
             results[game["result"]] += 1
             plies.append(len(game["moves"]))
         rows = buffer.rows
-        if cfg.get("value_target", "z") == "zq":
+        if cfg.value_target == "zq":
             # the value learns the mean of the game's result and the search's own value
             # of the position: one game's result is a noisy verdict on every move of it
             rows = [{**r, "z": 0.5 * (r["z"] + r["q"])} if "q" in r else r for r in rows]
         mixed = rows + (rng.sample(anchor, min(len(anchor), len(buffer))) if anchor else [])
-        losses = train_epochs(trainee, mixed, Adam(cfg["lr"]), cfg["epochs"],
-                              cfg["batch_size"], cfg["c"], seed=rng.randrange(10**9),
-                              augment=True, mirror_colours=cfg["draw_value"] == 0.0)
-        accepted, match = gate(trainee, best, gate_starts, simulations=cfg["gate_simulations"],
-                               max_plies=cfg.get("gate_max_plies", cfg["max_plies"]),
-                               adjudicate=adjudicate, draw_value=cfg["draw_value"], seed=it,
-                               workers=executor or cfg.get("workers", 1))
+        losses = train_epochs(trainee, mixed, Adam(cfg.lr), cfg.epochs,
+                              cfg.batch_size, cfg.c, seed=rng.randrange(10**9),
+                              augment=True, mirror_colours=cfg.draw_value == 0.0)
+        accepted, match = gate(trainee, best, gate_starts, simulations=cfg.gate_simulations,
+                               max_plies=cfg.gate_max_plies or cfg.max_plies,
+                               adjudicate=adjudicate, draw_value=cfg.draw_value, seed=it,
+                               workers=executor or cfg.workers)
         if accepted:
             best = _copy_net(trainee)
         row = {"iteration": it, "selfplay": results, "mean_plies": float(np.mean(plies)),
