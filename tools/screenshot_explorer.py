@@ -10,45 +10,13 @@ to the widget, as a small palette PNG in figures/: explore_search.png (notebooks
 (playwright, /usr/bin/chromium). These images come from this script only: rerun it,
 never edit them by hand.
 """
-import os
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
-from PIL import Image
-
-from screenshot_play import MAX_BYTES, ROOT, shrink
+from screenshot_play import ROOT, take
 
 TEST = ROOT / "tests" / "browser" / "test_explorer_browser.py"
 SHOTS = ("explore_search", "explore_mcts")
 
 
-def main() -> int:
-    with tempfile.TemporaryDirectory() as folder:
-        env = {**os.environ, "CHESSLAB_SCREENSHOTS": folder,
-               "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
-                                                           os.environ.get("PYTHONPATH")]))}
-        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p",
-                              "no:cacheprovider", str(TEST)], cwd=ROOT, env=env)
-        if run.returncode != 0:
-            print("the browser test failed (above); figures/ unchanged", file=sys.stderr)
-            return run.returncode
-        for name in SHOTS:
-            shot = Path(folder) / f"{name}.png"
-            if not shot.exists():
-                print(f"no screenshot of {name} (a skipped test: see its reason above); "
-                      f"figures/ unchanged", file=sys.stderr)
-                return 1
-            target = ROOT / "figures" / f"{name}.png"
-            size = shrink(shot, target)
-            width, height = Image.open(target).size
-            print(f"{target.relative_to(ROOT)}: {width}x{height}, {size / 1000:.0f} KB")
-            if size >= MAX_BYTES:
-                print(f"  over {MAX_BYTES // 1000} KB", file=sys.stderr)
-                return 1
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(take(TEST, SHOTS))

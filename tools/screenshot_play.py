@@ -42,18 +42,20 @@ def shrink(source: Path, target: Path) -> int:
     return target.stat().st_size
 
 
-def main() -> int:
+def take(test: Path, shots) -> int:
+    """Run the browser test ``test`` with its screenshots sent to a temporary folder,
+    and keep each of ``shots`` as figures/NAME.png (shrunk); 0 when all were taken."""
     with tempfile.TemporaryDirectory() as folder:
         env = {**os.environ, "CHESSLAB_SCREENSHOTS": folder,
                "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
                                                            os.environ.get("PYTHONPATH")]))}
         run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p",
-                              "no:cacheprovider", str(TEST)], cwd=ROOT, env=env)
+                              "no:cacheprovider", str(test)], cwd=ROOT, env=env)
         if run.returncode != 0:
             print("the browser test failed (above); figures/ unchanged", file=sys.stderr)
             return run.returncode
         missing = []
-        for name in SHOTS:
+        for name in shots:
             shot = Path(folder) / f"{name}.png"
             if not shot.exists():
                 missing.append(name)
@@ -70,6 +72,10 @@ def main() -> int:
               f"above); those figures are unchanged", file=sys.stderr)
         return 1
     return 0
+
+
+def main() -> int:
+    return take(TEST, SHOTS)
 
 
 if __name__ == "__main__":
