@@ -65,3 +65,12 @@ def test_images_in_markdown_exist(path):
             assert image.is_file(), f"{path.name} shows {link}, which does not exist"
             if image.name.startswith("play_"):
                 assert image.stat().st_size < 150_000, f"{link} is over 150 KB"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_each_notebook_ends_with_further_reading(path):
+    last = json.loads(path.read_text())["cells"][-1]
+    text = "".join(last["source"])
+    assert last["cell_type"] == "markdown" and text.startswith("## Further reading")
+    assert "seed this notebook follows" in text and "chessprogramming.org/" in text
+    assert re.search(r"\(1[89]\d\d|20\d\d\)", text)          # a dated paper or book
