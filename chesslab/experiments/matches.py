@@ -14,9 +14,9 @@ from chesslab.board.game import play_game
 from chesslab.board.rules import points
 from chesslab.datasets.records import DEFAULT_GAMES, read_games
 from chesslab.evaluators.policy_value import load_policy_value
-from chesslab.experiments.store import (checkpoint_path, read_record, record_match,
+from chesslab.experiments.store import (checkpoint_path, record_match,
                                         result_path, run_checkpointed, stamp)
-from chesslab.matches.match import OPENINGS, MatchResult, match
+from chesslab.matches.match import OPENINGS, MatchResult, match, read_record
 from chesslab.matches.players import make_player, model_file
 from chesslab.search.mcts import DEFAULT_MODEL
 from chesslab.training.pipeline import load, split

@@ -3,8 +3,8 @@
 Each ``python -m chesslab results ...`` command writes data/results/NAME.json
 (``result_path``); a long run appends every finished job to a checkpoint
 (``checkpoint_path``, data/results/partial/) and a rerun plays only the jobs it lacks.
-Every match in every results file is one record (``MatchResult.record``); ``read_record``
-reads the older spellings too.
+Every match in every results file is one record (``MatchResult.record``);
+``matches.match.read_record`` reads the older spellings too.
 """
 from __future__ import annotations
 
@@ -14,23 +14,11 @@ from pathlib import Path
 
 from chesslab.base.files import RESULTS_DIR, read_json, write_json_atomic
 from chesslab.base.parallel import resumable_map
-from chesslab.matches.rating import INTERVAL_KEY
-
-#: Older names of a match record's fields, as files written before one schema hold them.
-_LEGACY_KEYS = {"player": "a", "opponent": "b", "score_95": INTERVAL_KEY, "ci95": INTERVAL_KEY}
-
-
-def read_record(entry: dict) -> dict:
-    """A stored match record in today's field names (a, b, interval95, ...), whatever
-    version of chesslab wrote it."""
-    out = dict(entry)
-    for old, new in _LEGACY_KEYS.items():
-        if old in out and new not in out:
-            out[new] = out.pop(old)
-    return out
+from chesslab.matches.match import read_record
 
 
 def stamp() -> dict:
+    """When and where a result was measured."""
     return {"date": datetime.date.today().isoformat(), "python": platform.python_version(),
             "machine": platform.machine()}
 

@@ -78,7 +78,7 @@ class MatchResult:
     def record(self) -> dict:
         """This match as every results file stores one: players ``a`` and ``b``, a's
         wins, draws and losses, score, 95% interval, Elo (None where infinite) and the
-        one-line summary. ``experiments.store.read_record`` reads older spellings."""
+        one-line summary. ``read_record`` reads older spellings."""
         low, high = self.score_interval()
         finite = lambda x: round(x, 1) if math.isfinite(x) else None  # noqa: E731
         return {"a": self.player_a, "b": self.player_b, "games": self.n, "wins": self.wins,
@@ -92,9 +92,9 @@ class MatchResult:
     @classmethod
     def from_record(cls, entry: dict) -> "MatchResult":
         """The result a stored record counts (its summary recomputed from the counts)."""
-        a = entry.get("a", entry.get("player", "a"))
-        b = entry.get("b", entry.get("opponent", "b"))
-        return cls(a, b, int(entry["wins"]), int(entry["draws"]), int(entry["losses"]))
+        entry = read_record(entry)
+        return cls(entry.get("a", "a"), entry.get("b", "b"), int(entry["wins"]),
+                   int(entry["draws"]), int(entry["losses"]))
 
     def summary(self) -> str:
         low, high = self.score_interval()
@@ -108,6 +108,20 @@ class MatchResult:
         return (f"{self.player_a} vs {self.player_b}: +{self.wins} ={self.draws} "
                 f"-{self.losses}  score {self.score:.3f} (95% CI {low:.2f}-{high:.2f})"
                 f"  Elo {elo}")
+
+
+#: Older names of a match record's fields, as files written before one schema hold them.
+_LEGACY_KEYS = {"player": "a", "opponent": "b", "score_95": INTERVAL_KEY, "ci95": INTERVAL_KEY}
+
+
+def read_record(entry: dict) -> dict:
+    """A stored match record in today's field names (a, b, interval95, ...), whatever
+    version of chesslab wrote it."""
+    out = dict(entry)
+    for old, new in _LEGACY_KEYS.items():
+        if old in out and new not in out:
+            out[new] = out.pop(old)
+    return out
 
 
 def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
