@@ -24,7 +24,7 @@ from chesslab.matches.specs import STOCKFISH_SECONDS, stockfish_spec
 from chesslab.widgets.controller import (HUMAN, PROMOTION_PIECES, GameController, default_ai,
                                          draw_sides)
 from chesslab.widgets.controls import (BOARD_CSS, GLYPHS, MARK_CLASSES, SQUARE_PX, SideSelector,
-                                       StockfishLevel, engine_names, evalbar_html,
+                                       StockfishLevel, action_button, engine_names, evalbar_html,
                                        explanation_html, split_spec)
 from chesslab.board.scores import result_score
 from chesslab.base.stockfish import find_stockfish
@@ -97,11 +97,7 @@ class ChessGame(widgets.VBox):
         self.promotion.add_class("chesslab-promotion")
 
         def action(text, handler, css, tip):
-            button = widgets.Button(description=text, tooltip=tip,
-                                    layout=widgets.Layout(width="96px"))
-            button.add_class(css)
-            button.on_click(lambda _b: handler())
-            return button
+            return action_button(text, handler, css, tip, width="96px")
 
         self.new_button = action("New game", self.new_game, "chesslab-new", "start again")
         self.undo_button = action("Undo", self.undo, "chesslab-undo",

@@ -56,6 +56,15 @@ BOARD_CSS = f"""<style>
 </style>"""
 
 
+def action_button(text: str, handler, css: str, tip: str, width: str = "auto"):
+    """A button that calls ``handler()`` when clicked, with a CSS class (what the tests
+    and the browser find it by) and a tooltip."""
+    button = widgets.Button(description=text, tooltip=tip, layout=widgets.Layout(width=width))
+    button.add_class(css)
+    button.on_click(lambda _button: handler())
+    return button
+
+
 def engine_names() -> list:
     """Player names the selectors offer: random, the hand-written evaluators, plain
     minimax and alpha-beta, the learned ones whose model file exists, Stockfish if

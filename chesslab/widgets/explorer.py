@@ -28,6 +28,7 @@ import ipywidgets as widgets
 from chesslab.board.encoding import as_board
 from chesslab.board.scores import MATE, MATE_THRESHOLD
 from chesslab.search.recording import REASONS, record_search
+from chesslab.widgets.controls import action_button
 from chesslab.widgets.tree_drawing import Box, tree_svg, window_of
 
 ROW = 7             # boxes per level before the siblings collapse
@@ -69,22 +70,16 @@ class SearchExplorer(widgets.VBox):
         self._cutoff_exits = sorted(n.exit_step for n in record.cutoffs())
         self._san = {}
 
-        def button(text, handler, css, tip):
-            b = widgets.Button(description=text, tooltip=tip,
-                               layout=widgets.Layout(width="auto"))
-            b.add_class(css)
-            b.on_click(lambda _: handler())
-            return b
-
         self.buttons = [
-            button("\u25c0 Back", self.back, "chesslab-explore-back", "take the last step back"),
-            button("Step \u25b6", self.step, "chesslab-explore-step",
+            action_button("\u25c0 Back", self.back, "chesslab-explore-back",
+                          "take the last step back"),
+            action_button("Step \u25b6", self.step, "chesslab-explore-step",
                    "enter the next node or leave the current one"),
-            button("Step over", self.step_over, "chesslab-explore-over",
+            action_button("Step over", self.step_over, "chesslab-explore-over",
                    "finish the node in view: its whole subtree"),
-            button("Run to end", self.run_to_end, "chesslab-explore-end",
+            action_button("Run to end", self.run_to_end, "chesslab-explore-end",
                    "the finished search"),
-            button("Restart", self.restart, "chesslab-explore-restart", "back to the root"),
+            action_button("Restart", self.restart, "chesslab-explore-restart", "back to the root"),
         ]
         self.status = widgets.HTML()
         self.status.add_class("chesslab-explore-status")

@@ -19,6 +19,7 @@ import ipywidgets as widgets
 from chesslab.board.encoding import as_board
 from chesslab.search.mcts import shipped_network, uniform_evaluate
 from chesslab.search.mcts_recording import RecordingMCTS, root_table
+from chesslab.widgets.controls import action_button
 from chesslab.widgets.tree_drawing import Box, bars_svg, edge_width, tree_svg
 
 BARS = 10                           # root moves drawn as bars
@@ -33,12 +34,6 @@ class MCTSExplorer(widgets.VBox):
                  title: str = ""):
         self.recorder, self.simulations = recorder, int(simulations)
 
-        def button(text, handler, css, tip):
-            b = widgets.Button(description=text, tooltip=tip, layout=widgets.Layout(width="auto"))
-            b.add_class(css)
-            b.on_click(lambda _: handler())
-            return b
-
         self.batch = widgets.BoundedIntText(value=10, min=1, max=10_000, description="N",
                                             style={"description_width": "20px"},
                                             layout=widgets.Layout(width="110px"))
@@ -46,13 +41,14 @@ class MCTSExplorer(widgets.VBox):
                                        continuous_update=False)
         self.depth.observe(lambda _: self._refresh(), names="value")
         self.buttons = [
-            button("\u25c0 Back", self.back, "chesslab-mcts-back", "take the last simulation back"),
-            button("Step \u25b6", self.step, "chesslab-mcts-step", "one simulation"),
-            button("Run N", lambda: self.run(self.batch.value), "chesslab-mcts-run",
+            action_button("\u25c0 Back", self.back, "chesslab-mcts-back",
+                          "take the last simulation back"),
+            action_button("Step \u25b6", self.step, "chesslab-mcts-step", "one simulation"),
+            action_button("Run N", lambda: self.run(self.batch.value), "chesslab-mcts-run",
                    "N simulations"),
-            button(f"Run to {self.simulations}", self.run_to_end, "chesslab-mcts-end",
+            action_button(f"Run to {self.simulations}", self.run_to_end, "chesslab-mcts-end",
                    "simulations up to the total"),
-            button("Restart", self.restart, "chesslab-mcts-restart", "an empty tree"),
+            action_button("Restart", self.restart, "chesslab-mcts-restart", "an empty tree"),
         ]
         self.status = widgets.HTML()
         self.status.add_class("chesslab-mcts-status")
