@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from test_play_browser import (CHROMIUM_ARGS, _chromium, _missing, _shots_dir,  # noqa: I001
+from test_play_browser import (CHROMIUM_ARGS, _chromium, _shots_dir, lab_folders,  # noqa: I001
                                lab_server)
 
 SHOTS = ("explore_search", "explore_mcts")
@@ -33,14 +33,9 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
-    reason = _missing()
-    if reason:
-        pytest.skip(reason)
+    root, work = lab_folders(tmp_path_factory, "explorer-lab")
     import nbformat
     from playwright.sync_api import expect, sync_playwright
-    root = tmp_path_factory.mktemp("explorer-lab")
-    work = root / "course"
-    work.mkdir()
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",

@@ -140,15 +140,23 @@ def lab_server(work: Path, home: Path):
         log.close()
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
+def lab_folders(tmp_path_factory, name: str):
+    """(root, work): a temporary folder for a JupyterLab server (its settings under root,
+    the notebooks under work); skips the test, saying why, when no browser can run."""
     reason = _missing()
     if reason:
         pytest.skip(reason)
-    import nbformat
-    root = tmp_path_factory.mktemp("lab")
+    root = tmp_path_factory.mktemp(name)
     work = root / "course"
-    (work / "notebooks").mkdir(parents=True)
+    work.mkdir()
+    return root, work
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    import nbformat
+    root, work = lab_folders(tmp_path_factory, "lab")
+    (work / "notebooks").mkdir()
     (work / "figures").mkdir()
     for name in SHOTS:            # the notebook's markdown shows them (../figures/NAME.png)
         if (ROOT / "figures" / f"{name}.png").exists():
