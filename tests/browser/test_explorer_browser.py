@@ -13,7 +13,7 @@ import re
 import pytest
 
 from test_play_browser import (CHROMIUM_ARGS, _chromium, _shots_dir, lab_folders,  # noqa: I001
-                               lab_server)
+                               lab_server, run_all_cells)
 
 SHOTS = ("explore_search", "explore_mcts")
 CELLS = [
@@ -45,14 +45,7 @@ def page(tmp_path_factory):
         browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1300})
-            page.goto(f"{base}/lab/tree/explorers.ipynb?token={token}")
-            page.wait_for_function("""() => window.jupyterapp && window.jupyterapp.shell.currentWidget
-                && window.jupyterapp.shell.currentWidget.sessionContext""", timeout=30000)
-            page.evaluate("""async () => {
-                const panel = window.jupyterapp.shell.currentWidget;
-                await panel.sessionContext.ready;
-                await window.jupyterapp.commands.execute('notebook:run-all-cells');
-            }""")
+            run_all_cells(page, f"{base}/lab/tree/explorers.ipynb?token={token}")
             expect(page.locator(".chesslab-search-explorer")).to_have_count(1, timeout=60000)
             expect(page.locator(".chesslab-mcts-explorer")).to_have_count(1, timeout=60000)
             yield page

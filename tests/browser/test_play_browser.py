@@ -140,6 +140,18 @@ def lab_server(work: Path, home: Path):
         log.close()
 
 
+def run_all_cells(page, url: str) -> None:
+    """Open the notebook at ``url`` in JupyterLab and run every cell (its kernel ready)."""
+    page.goto(url)
+    page.wait_for_function("""() => window.jupyterapp && window.jupyterapp.shell.currentWidget
+        && window.jupyterapp.shell.currentWidget.sessionContext""", timeout=30000)
+    page.evaluate("""async () => {
+        const panel = window.jupyterapp.shell.currentWidget;
+        await panel.sessionContext.ready;
+        await window.jupyterapp.commands.execute('notebook:run-all-cells');
+    }""")
+
+
 def lab_folders(tmp_path_factory, name: str):
     """(root, work): a temporary folder for a JupyterLab server (its settings under root,
     the notebooks under work); skips the test, saying why, when no browser can run."""
@@ -225,14 +237,7 @@ def notebook(lab):
         browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1100})
-            page.goto(lab["url"])
-            page.wait_for_function("""() => window.jupyterapp && window.jupyterapp.shell.currentWidget
-                && window.jupyterapp.shell.currentWidget.sessionContext""", timeout=30000)
-            page.evaluate("""async () => {
-                const panel = window.jupyterapp.shell.currentWidget;
-                await panel.sessionContext.ready;
-                await window.jupyterapp.commands.execute('notebook:run-all-cells');
-            }""")
+            run_all_cells(page, lab["url"])
             # you vs AI, AI vs AI, the promotion board; and Stockfish's board or its message
             expect(page.locator(".chesslab-promo-test")).to_have_count(1, timeout=60000)
             expect(page.locator(".chesslab-mode-stockfish, .chesslab-no-stockfish")).to_have_count(1)
