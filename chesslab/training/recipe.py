@@ -6,6 +6,7 @@ colour-mirrored and a-h flipped copies, and the side to move's view.
 """
 from __future__ import annotations
 
+import functools
 import chess
 import numpy as np
 
@@ -32,14 +33,10 @@ RECIPE_STEPS = (
 )
 
 
-_SEARCHERS = {}
-
-
+@functools.cache
 def _quiet_searcher():
     """One material-only searcher per process (the recipe asks it about every position)."""
-    if "material" not in _SEARCHERS:
-        _SEARCHERS["material"] = Searcher(MaterialEvaluator())
-    return _SEARCHERS["material"]
+    return Searcher(MaterialEvaluator())
 
 
 def quiet_leaf(board: chess.Board) -> chess.Board | None:
