@@ -7,6 +7,7 @@ colour-mirrored and a-h flipped copies, and the side to move's view.
 from __future__ import annotations
 
 import functools
+
 import chess
 import numpy as np
 
