@@ -13,16 +13,12 @@ student's copy leaves out: running it never stops on an unsolved exercise.
 from __future__ import annotations
 
 import math
-import random
-import warnings
-from dataclasses import dataclass
 
 import chess
 import numpy as np
 
 from chesslab.matches.rating import wilson_interval
 from chesslab.evaluators.bayes import GaussianNB
-from chesslab.datasets.positions import random_board
 from chesslab.board.encoding import PROMOTION_PAIRS, move_to_index, planes14, thesis_vector
 from chesslab.datasets.records import sample_plies
 from chesslab.evaluators.handwritten import MaterialEvaluator
@@ -31,96 +27,17 @@ from chesslab.nn import Dense, MaxPool2D, conv2d_naive
 from chesslab.search import teaching
 from chesslab.search.tree import GameTree
 from chesslab.board.scores import is_mate_score
-
-
-@dataclass
-class CheckResult:
-    """Did the student's function agree with the reference on every case?"""
-    name: str
-    cases: int
-    passed: int
-    first_failure: str | None = None
-    attempted: bool = True
-
-    @property
-    def ok(self) -> bool:
-        return self.passed == self.cases
-
-    def __str__(self):
-        if not self.attempted:
-            return f"{self.name}: not attempted yet{self.first_failure or ''}"
-        if self.ok:
-            return f"{self.name}: all {self.cases} cases agree with chesslab's"
-        return (f"{self.name}: {self.passed} of {self.cases} cases agree; first difference: "
-                f"{self.first_failure}")
-
-
-def _run(name, cases, compare, show=True) -> CheckResult:
-    """``compare(case)`` returns None when the student agrees, else what differs."""
-    passed, first, stubs, hint = 0, None, 0, ""
-    for case in cases:
-        try:
-            with warnings.catch_warnings():   # a warning would land on stderr, which
-                warnings.simplefilter("ignore")   # nbgrader scores as a failed test
-                problem = compare(case)
-        except NotImplementedError as exc:
-            problem, stubs, hint = f"not written yet ({exc})", stubs + 1, str(exc)
-        except Exception as exc:           # noqa: BLE001  (the student's code may raise anything)
-            problem = f"raised {type(exc).__name__}: {exc}"
-        if problem is None:
-            passed += 1
-        elif first is None:
-            first = problem
-    if cases and stubs == len(cases):      # the untouched stub: one line, no case shown
-        result = CheckResult(name, len(cases), 0, f" ({hint})" if hint else "", attempted=False)
-    else:
-        result = CheckResult(name, len(cases), passed, first)
-    if show:
-        print(result)
-    return result
-
-
-def _close(mine, theirs, what, atol=1e-6):
-    """None if two arrays agree (shape and values), else a short description."""
-    mine, theirs = np.asarray(mine, dtype=float), np.asarray(theirs, dtype=float)
-    if mine.shape != theirs.shape:
-        return f"{what} has shape {mine.shape}, expected {theirs.shape}"
-    if not np.allclose(mine, theirs, atol=atol, rtol=1e-5):
-        i = np.unravel_index(np.argmax(np.abs(mine - theirs)), mine.shape)
-        return f"{what}{[int(v) for v in i]} is {mine[i]:.6g}, expected {theirs[i]:.6g}"
-    return None
-
-
-def _close_all(mine, wants: dict, context: str):
-    """None if ``mine`` is a tuple agreeing with every array of ``wants`` (name ->
-    expected, in order), else what differs, with ``context`` to reproduce it."""
-    names = ", ".join(wants)
-    if not isinstance(mine, tuple) or len(mine) != len(wants):
-        return f"return ({names}): {len(wants)} arrays"
-    for got, (what, want) in zip(mine, wants.items()):
-        problem = _close(got, want, what)
-        if problem:
-            return f"{problem} ({context})"
-    return None
-
-
-def _boards(count, seed):
-    rng, boards = random.Random(seed), []
-    while len(boards) < count:
-        board = random_board(rng, max_plies=80)
-        if board is not None:
-            boards.append(board)
-    return boards
+from chesslab.course.checking import CheckResult, close_all, close_arrays, run_cases, seeded_boards
 
 
 def check_thesis_vector(fn, cases: int = 200, seed: int = 0, show=True) -> CheckResult:
     """``fn(board) -> 64 numbers`` (K=7 Q=5 B=4 N=3 R=2 P=1, negative for Black, index 0
     = a8) against ``chesslab.board.encoding.thesis_vector``, on random positions."""
     def compare(board):
-        problem = _close(np.asarray(fn(board.copy())).reshape(-1), thesis_vector(board),
+        problem = close_arrays(np.asarray(fn(board.copy())).reshape(-1), thesis_vector(board),
                          "square")
         return problem and f"{problem} in {board.fen()}"
-    return _run("thesis_vector", _boards(cases, seed), compare, show)
+    return run_cases("thesis_vector", seeded_boards(cases, seed), compare, show)
 
 
 def check_dense_backward(fn, cases: int = 50, seed: int = 0, show=True) -> CheckResult:
@@ -138,10 +55,10 @@ def check_dense_backward(fn, cases: int = 50, seed: int = 0, show=True) -> Check
         layer.forward(x)
         grad_x = layer.backward(grad_out)
         mine = fn(x.copy(), layer.params["W"].copy(), grad_out.copy())
-        return _close_all(mine, {"grad_x": grad_x, "grad_W": layer.grads["W"],
+        return close_all(mine, {"grad_x": grad_x, "grad_W": layer.grads["W"],
                                  "grad_b": layer.grads["b"]},
                           f"x {x.shape}, W {layer.params['W'].shape}")
-    return _run("Dense backward", shapes, compare, show)
+    return run_cases("Dense backward", shapes, compare, show)
 
 
 def check_conv2d(fn, cases: int = 30, seed: int = 0, show=True) -> CheckResult:
@@ -156,10 +73,10 @@ def check_conv2d(fn, cases: int = 30, seed: int = 0, show=True) -> CheckResult:
         x = rng.normal(size=(n, c, 8, 8))
         weight = rng.normal(size=(out, c, k, k))
         bias = rng.normal(size=out)
-        return _close(fn(x.copy(), weight.copy(), bias.copy(), padding),
+        return close_arrays(fn(x.copy(), weight.copy(), bias.copy(), padding),
                       conv2d_naive(x, weight, bias, padding=padding),
                       f"output (kernel {k}x{k}, padding {padding})")
-    return _run("conv2d", settings, compare, show)
+    return run_cases("conv2d", settings, compare, show)
 
 
 def check_gaussian_nb_fit(fn, cases: int = 20, seed: int = 0, show=True) -> CheckResult:
@@ -175,19 +92,19 @@ def check_gaussian_nb_fit(fn, cases: int = 20, seed: int = 0, show=True) -> Chec
         y = np.concatenate([np.arange(k), np.arange(k), rng.integers(0, k, n - 2 * k)])
         X = rng.normal(size=(n, d)) * rng.uniform(0.5, 50, d) + y[:, None]
         model = GaussianNB(var_smoothing=0.0).fit(X, y)
-        return _close_all(fn(X.copy(), y.copy()),
+        return close_all(fn(X.copy(), y.copy()),
                           {"priors": model.class_prior_, "means": model.theta_,
                            "variances": model.var_}, f"{n} rows, {d} features, {k} classes")
-    return _run("GaussianNB fit", shapes, compare, show)
+    return run_cases("GaussianNB fit", shapes, compare, show)
 
 
 def check_planes14(fn, cases: int = 100, seed: int = 1, show=True) -> CheckResult:
     """``fn(board) -> (14, 8, 8)``: 6 White piece planes (P N B R Q K), 6 Black, then the
     squares White's and Black's moves go to; row 0 = rank 8. Against ``encoding.planes14``."""
     def compare(board):
-        problem = _close(fn(board.copy()), planes14(board), "plane, row, column")
+        problem = close_arrays(fn(board.copy()), planes14(board), "plane, row, column")
         return problem and f"{problem} in {board.fen()}"
-    return _run("planes14", _boards(cases, seed), compare, show)
+    return run_cases("planes14", seeded_boards(cases, seed), compare, show)
 
 
 def check_max_pool(fn, cases: int = 30, seed: int = 0, show=True) -> CheckResult:
@@ -201,9 +118,9 @@ def check_max_pool(fn, cases: int = 30, seed: int = 0, show=True) -> CheckResult
     def compare(setting):
         n, c, h, size = setting
         x = rng.normal(size=(n, c, h, h))
-        return _close(fn(x.copy(), size), MaxPool2D(size).forward(x),
+        return close_arrays(fn(x.copy(), size), MaxPool2D(size).forward(x),
                       f"output (input {h}x{h}, window {size})")
-    return _run("max pool", settings, compare, show)
+    return run_cases("max pool", settings, compare, show)
 
 
 def check_sample_plies(fn, show=True, lengths=range(1, 301)) -> CheckResult:
@@ -218,7 +135,7 @@ def check_sample_plies(fn, show=True, lengths=range(1, 301)) -> CheckResult:
         return (f"a game of {n} plies: you keep {mine[:12]}{'...' if len(mine) > 12 else ''}"
                 f"; extra {extra[:6]}, missing {missing[:6]}"
                 + (", or out of order" if not extra and not missing else ""))
-    return _run("sample_plies", list(lengths), compare, show)
+    return run_cases("sample_plies", list(lengths), compare, show)
 
 
 # ------------------------------------------------------------ search
@@ -238,7 +155,7 @@ def _quiet_trees(count, seed, depth):
     """Random positions whose depth-``depth`` tree has no mate, stalemate or draw."""
     material = MaterialEvaluator()
     found = []
-    for board in _boards(count * 3, seed):
+    for board in seeded_boards(count * 3, seed):
         tree = GameTree(board, material, depth)
         if all(n.ply == depth for n in tree.nodes() if not n.children):
             found.append((board, depth, tree))
@@ -250,14 +167,14 @@ def _quiet_trees(count, seed, depth):
 def check_perft(fn, cases: int = 20, seed: int = 2, show=True) -> CheckResult:
     """``fn(board, depth) -> int``: how many positions lie ``depth`` plies below."""
     settings = [(chess.Board(), 3)] + [(board, 1 + i % 2)
-                                       for i, board in enumerate(_boards(cases - 1, seed))]
+                                       for i, board in enumerate(seeded_boards(cases - 1, seed))]
 
     def compare(setting):
         board, depth = setting
         mine, want = fn(board.copy(), depth), perft(board.copy(), depth)
         return None if mine == want else \
             f"depth {depth}: you count {mine}, expected {want} in {board.fen()}"
-    return _run("perft", settings, compare, show)
+    return run_cases("perft", settings, compare, show)
 
 
 def check_minimax(fn, cases: int = 12, seed: int = 3, show=True) -> CheckResult:
@@ -273,7 +190,7 @@ def check_minimax(fn, cases: int = 12, seed: int = 3, show=True) -> CheckResult:
         return None if mine == tree.root.value else \
             f"depth {depth}: you return {mine}, minimax gives {tree.root.value} in {board.fen()}"
     trees = [t for i in range(2) for t in _quiet_trees(cases // 2, seed + i, 1 + i)]
-    return _run("minimax", trees, compare, show)
+    return run_cases("minimax", trees, compare, show)
 
 
 def _within_window(mine, want, alpha, beta):
@@ -316,7 +233,7 @@ def check_alphabeta(fn, cases: int = 12, seed: int = 4, show=True) -> CheckResul
                         f"(outside the window only a bound is needed) in {board.fen()}")
         return None
     trees = [t for i in range(2) for t in _quiet_trees(cases // 2, seed + i, 1 + i)]
-    return _run("alphabeta", trees, compare, show)
+    return run_cases("alphabeta", trees, compare, show)
 
 
 class _Evaluate:
@@ -338,7 +255,7 @@ def check_quiesce(fn, cases: int = 40, seed: int = 5, show=True) -> CheckResult:
     White's view): stand pat on the static value, or do better with a capture. Against
     ``exercises.quiesce``, on positions with captures, with full and narrow windows."""
     evaluate = MaterialEvaluator().evaluate
-    boards = [b for b in _boards(cases * 3, seed)
+    boards = [b for b in seeded_boards(cases * 3, seed)
               if any(b.generate_legal_captures())][:cases]
 
     def compare(board):
@@ -353,7 +270,7 @@ def check_quiesce(fn, cases: int = 40, seed: int = 5, show=True) -> CheckResult:
                     return (f"window ({alpha}, {beta}): you return {got}, the value is {want} "
                             f"in {board.fen()}")
         return None
-    return _run("quiesce", boards, compare, show)
+    return run_cases("quiesce", boards, compare, show)
 
 
 def check_wilson_interval(fn, show=True, cases: int = 60, seed: int = 6) -> CheckResult:
@@ -366,15 +283,15 @@ def check_wilson_interval(fn, show=True, cases: int = 60, seed: int = 6) -> Chec
 
     def compare(case):
         points, games = case
-        return _close(fn(points, games), wilson_interval(points, games),
+        return close_arrays(fn(points, games), wilson_interval(points, games),
                       f"({points} of {games}) bound ")
-    return _run("wilson_interval", cases, compare, show)
+    return run_cases("wilson_interval", cases, compare, show)
 
 
 def _mate_and_check_boards(cases, seed):
     """Random positions, half of them right after a checking move, plus two mates."""
     boards = []
-    for i, board in enumerate(_boards(cases, seed)):
+    for i, board in enumerate(seeded_boards(cases, seed)):
         checks = [m for m in board.legal_moves if board.gives_check(m)]
         if i % 2 and checks:
             board.push(checks[0])
@@ -394,7 +311,7 @@ def check_material(fn, cases: int = 100, seed: int = 7, show=True) -> CheckResul
     def compare(board):
         mine, want = fn(board.copy()), material.evaluate(board)
         return None if mine == want else f"you score {mine}, expected {want} in {board.fen()}"
-    return _run("material", _mate_and_check_boards(cases, seed), compare, show)
+    return run_cases("material", _mate_and_check_boards(cases, seed), compare, show)
 
 
 def check_move_to_index(fn, cases: int = 60, seed: int = 8, show=True) -> CheckResult:
@@ -402,14 +319,14 @@ def check_move_to_index(fn, cases: int = 60, seed: int = 8, show=True) -> CheckR
     + (N, B, R, Q = 0..3) with the pairs of ``encoding.PROMOTION_PAIRS``. Against
     ``encoding.move_to_index`` on every legal move of random positions and every
     promotion."""
-    moves = {m for board in _boards(cases, seed) for m in board.legal_moves}
+    moves = {m for board in seeded_boards(cases, seed) for m in board.legal_moves}
     moves |= {chess.Move(f, t, promotion=p) for f, t in PROMOTION_PAIRS
               for p in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)}
 
     def compare(move):
         mine, want = fn(move), move_to_index(move)
         return None if mine == want else f"{move.uci()}: you give {mine}, expected {want}"
-    return _run("move_to_index", sorted(moves, key=move_to_index), compare, show)
+    return run_cases("move_to_index", sorted(moves, key=move_to_index), compare, show)
 
 
 def check_puct_select(fn, cases: int = 200, seed: int = 9, show=True) -> CheckResult:
@@ -430,4 +347,4 @@ def check_puct_select(fn, cases: int = 200, seed: int = 9, show=True) -> CheckRe
         return None if mine == want else (
             f"you pick {mine}, PUCT picks {want} (c_puct {c}, {len(q)} moves, "
             f"{int(n.sum())} visits so far)")
-    return _run("puct_select", [case(i) for i in range(cases)], compare, show)
+    return run_cases("puct_select", [case(i) for i in range(cases)], compare, show)
