@@ -275,3 +275,53 @@ def test_piece_square_onehot_names_bad_indices():
         enc.piece_square_onehot(good.astype(float))
     with pytest.raises(ValueError, match=r"run from 0 to 767 \(768 pads\), got 0\.\.800"):
         enc.piece_square_onehot(np.array([[0, 800]]))
+
+
+def _random_boards(count, seed):
+    rng, boards = random.Random(seed), []
+    while len(boards) < count:
+        board = chess.Board()
+        for _ in range(rng.randrange(0, 60)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        if not board.is_game_over():
+            boards.append(board)
+    return boards
+
+
+def test_mover_planes_see_black_to_move_as_white_to_move_on_the_mirrored_board():
+    for board in _random_boards(60, 11):
+        mirrored = board.mirror()          # colours swapped, board flipped, other side to move
+        np.testing.assert_array_equal(enc.mover_planes(board), enc.mover_planes(mirrored))
+        moves = list(board.legal_moves)
+        seen = enc.mover_indices(board, moves)
+        images = [chess.Move(m.from_square ^ 56, m.to_square ^ 56, m.promotion) for m in moves]
+        np.testing.assert_array_equal(seen, enc.mover_indices(mirrored, images))
+        if board.turn == chess.WHITE:
+            np.testing.assert_array_equal(seen, enc.legal_indices(board))
+
+
+def test_mover_planes_pieces_castling_en_passant_and_clock():
+    board = chess.Board("r3k2r/8/8/3pP3/8/8/8/R3K2R w Kq d6 0 30")
+    p = enc.mover_planes(board)
+    assert p.shape == (enc.MOVER_PLANES, 8, 8)
+    assert p[5, 7, 4] == 1 and p[11, 0, 4] == 1            # our king e1, theirs e8
+    assert p[0, 3, 4] == 1 and p[6, 3, 3] == 1             # our pawn e5, theirs d5
+    assert p[12].sum() == 1 and p[12, 7, 7] == 1           # we may castle with the h1 rook
+    assert p[13].sum() == 1 and p[13, 0, 0] == 1           # they with the a8 rook
+    assert p[14].sum() == 1 and p[14, 2, 3] == 1           # en passant on d6
+    assert np.all(p[15] == 0.0)
+    board.push_san("Ke2")                                  # Black to move, clock 1
+    q = enc.mover_planes(board)
+    assert q[12].sum() == 1 and q[12, 7, 0] == 1           # Black's a8 rook, seen on a1
+    assert q[13].sum() == 0 and q[14].sum() == 0           # White lost its rights; no ep
+    assert np.allclose(q[15], 0.01)
+
+
+def test_mirrored_index_is_its_own_inverse_and_maps_promotions_to_promotions():
+    m = enc.MIRRORED_INDEX
+    np.testing.assert_array_equal(m[m], np.arange(enc.POLICY_SIZE))
+    move = chess.Move.from_uci("b2a1q")
+    assert m[enc.move_to_index(move)] == enc.move_to_index(chess.Move.from_uci("b7a8q"))

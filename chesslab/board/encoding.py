@@ -24,7 +24,8 @@ import numpy as np
 __all__ = [
     "THESIS_CODES", "PIECE_STRINGS", "POLICY_SIZE", "N_PROMOTIONS", "PROMOTION_PAIRS",
     "thesis_vector", "thesis_vectors", "planes14", "planes14_batch", "planes9",
-    "planes9_batch", "move_to_index", "index_to_move", "legal_mask", "legal_indices",
+    "planes9_batch", "MOVER_PLANES", "mover_bitboards", "mover_planes_from", "mover_planes",
+    "mover_planes_batch", "MIRRORED_INDEX", "mover_indices", "move_to_index", "index_to_move", "legal_mask", "legal_indices",
     "square_to_rowcol", "as_board", "N_PIECE_SQUARES", "PAD_FEATURE",
     "piece_square_feature", "piece_square_indices", "piece_square_indices_batch",
     "piece_square_onehot",
@@ -294,6 +295,81 @@ def legal_mask(board: chess.Board) -> np.ndarray:
     mask = np.zeros(POLICY_SIZE, dtype=bool)
     mask[legal_indices(board)] = True
     return mask
+
+
+# --- the side to move's view (AlphaZero's input) ---------------------------------------
+#: Planes of ``mover_planes``: our P N B R Q K, their P N B R Q K, our rooks that may
+#: still castle, theirs, the en passant target square, and the fifty-move counter.
+MOVER_PLANES = 16
+
+
+def mover_bitboards(boards: Iterable[chess.Board]) -> tuple[np.ndarray, np.ndarray]:
+    """``(bitboards (N, 15) uint64, halfmove clocks (N,) uint8)``: the position as the side
+    to move sees it, White's pieces and Black's swapped and the board flipped top to
+    bottom when Black is to move, so a pawn always runs "up".
+
+    Compact enough to keep hundreds of thousands of positions in memory;
+    ``mover_planes_from`` turns them into network input.
+    """
+    boards = _board_list(boards, "mover_bitboards")
+    bbs = np.zeros((len(boards), 15), dtype=np.uint64)
+    clock = np.zeros(len(boards), dtype=np.uint8)
+    for i, b in enumerate(boards):
+        us, them = b.turn, not b.turn
+        rooks = b.clean_castling_rights()
+        ep = b.ep_square if b.ep_square is not None and b.has_pseudo_legal_en_passant() else None
+        bbs[i] = ([b.pieces_mask(pt, us) for pt in _PIECE_ORDER]
+                  + [b.pieces_mask(pt, them) for pt in _PIECE_ORDER]
+                  + [rooks & b.occupied_co[us], rooks & b.occupied_co[them],
+                     chess.BB_SQUARES[ep] if ep is not None else 0])
+        clock[i] = min(b.halfmove_clock, 255)
+        if us == chess.BLACK:
+            bbs[i] = bbs[i].byteswap()         # byte k is rank k+1: reversed = flipped
+    return bbs, clock
+
+
+def mover_planes_from(bitboards: np.ndarray, clock: np.ndarray) -> np.ndarray:
+    """(N, 16, 8, 8) float32 from ``mover_bitboards``' arrays (printed order: row 0 is
+    the far side of the side to move)."""
+    n = len(bitboards)
+    out = np.empty((n, MOVER_PLANES, 64), dtype=np.float32)
+    out[:, :15] = _bits(bitboards)
+    out[:, 15] = (np.asarray(clock, dtype=np.float32) / 100.0)[:, None]
+    return out.reshape(n, MOVER_PLANES, 8, 8)
+
+
+def mover_planes(board: chess.Board) -> np.ndarray:
+    """The policy-value network's input for one board: ``MOVER_PLANES`` x 8 x 8."""
+    _check_board(board, "mover_planes")
+    return mover_planes_batch([board])[0]
+
+
+def mover_planes_batch(boards: Iterable[chess.Board]) -> np.ndarray:
+    """``mover_planes`` for many boards at once: (N, 16, 8, 8) float32."""
+    return mover_planes_from(*mover_bitboards(boards))
+
+
+def _mirrored_index_map() -> np.ndarray:
+    """Policy index -> the index of the same move seen with the board flipped (a1 <-> a8)."""
+    out = np.empty(POLICY_SIZE, dtype=np.int64)
+    squares = np.arange(64) ^ 56
+    out[:4096] = squares[np.arange(4096) // 64] * 64 + squares[np.arange(4096) % 64]
+    for i, (f, t) in enumerate(PROMOTION_PAIRS):
+        j = _PAIR_INDEX[(f ^ 56, t ^ 56)]
+        out[4096 + 4 * i:4100 + 4 * i] = 4096 + 4 * j + np.arange(4)
+    return out
+
+
+#: ``MIRRORED_INDEX[i]``: policy index i with the board flipped top to bottom (its own inverse).
+MIRRORED_INDEX = _mirrored_index_map()
+
+
+def mover_indices(board: chess.Board, moves=None) -> np.ndarray:
+    """Policy indices of ``moves`` (default: the legal moves, in python-chess's order) as
+    the side to move sees them: Black's e7e5 is the index of e2e4."""
+    moves = board.generate_legal_moves() if moves is None else moves
+    idx = np.fromiter((move_to_index(m) for m in moves), dtype=np.int64)
+    return MIRRORED_INDEX[idx] if board.turn == chess.BLACK else idx
 
 
 # --- the efficiently updatable network's piece-square features -------------------------
