@@ -17,13 +17,19 @@ from __future__ import annotations
 import chess
 import numpy as np
 
-from chesslab.board.encoding import POLICY_SIZE, PROMOTION_PAIRS, as_board, legal_indices, planes9_batch
+from chesslab.board.encoding import (MIRRORED_INDEX, MOVER_PLANES, POLICY_SIZE, PROMOTION_PAIRS, as_board,
+                                     move_to_index, mover_indices, mover_planes_batch,
+                                     planes9_batch)
 from chesslab.base.files import read_json
 from chesslab.nn import (DTYPE, BatchNorm, Conv2D, Dense, Flatten, Layer, ReLU, Residual,
                  Sequential, Tanh, l2_penalty, mse, save_model, softmax_cross_entropy)
 from chesslab.nn.io import model_from_doc, register_architecture
 
-INPUT_SHAPE = (9, 8, 8)
+#: Each input encoding: (its planes, how a batch of boards becomes them).
+ENCODINGS = {
+    "planes9": (9, planes9_batch),          # the seed's planes, White's board for both sides
+    "mover": (MOVER_PLANES, mover_planes_batch),   # the side to move's view (AlphaZero's)
+}
 
 
 class MovePolicyHead(Layer):
@@ -113,14 +119,22 @@ _PROMO_FROM = np.repeat([f for f, _ in PROMOTION_PAIRS], 4)
 
 
 class PolicyValueNet:
-    """9x8x8 -> (4272 policy logits, value in [-1, 1]) for the side to move."""
+    """planes -> (4272 policy logits, value in [-1, 1]) for the side to move.
+
+    ``planes`` names the input encoding (``ENCODINGS``): the seed's ``planes9``, or
+    ``mover``, where the board is seen from the side to move (flipped for Black) and the
+    policy's moves are flipped with it, so one pattern serves both colours.
+    """
 
     def __init__(self, channels: int = 32, blocks: int = 2, policy_k: int = 32, seed: int = 0,
-                 name: str = "policy-value net"):
+                 name: str = "policy-value net", planes: str = "planes9"):
+        if planes not in ENCODINGS:
+            raise ValueError(f"unknown input encoding {planes!r}; choose one of {sorted(ENCODINGS)}")
         rng = np.random.default_rng(seed)
         self.channels, self.blocks, self.policy_k = int(channels), int(blocks), int(policy_k)
-        self.name = name
-        self.trunk = Sequential(Conv2D(9, channels, 3, padding=1, rng=rng),
+        self.name, self.planes = name, planes
+        self.input_shape = (ENCODINGS[planes][0], 8, 8)
+        self.trunk = Sequential(Conv2D(self.input_shape[0], channels, 3, padding=1, rng=rng),
                                 BatchNorm(channels), ReLU(),
                                 *[Residual(channels, rng=rng) for _ in range(blocks)])
         self.policy_head = MovePolicyHead(channels, policy_k, rng=rng)
@@ -133,11 +147,11 @@ class PolicyValueNet:
 
     # ------------------------------------------------------------------ forward / backward
     def forward(self, x):
-        """(N, 9, 8, 8) -> logits (N, 4272), values (N,)."""
+        """(N, planes, 8, 8) -> logits (N, 4272), values (N,)."""
         x = np.asarray(x, dtype=self.dtype)
-        if x.shape[1:] != INPUT_SHAPE:
-            raise ValueError(f"{self.name} expects planes of shape (N, 9, 8, 8) "
-                             f"(encoding.planes9_batch), got {x.shape}")
+        if x.shape[1:] != self.input_shape:
+            raise ValueError(f"{self.name} expects planes of shape (N, {self.input_shape[0]}, 8, 8) "
+                             f"(net.encode(boards)), got {x.shape}")
         h = self.trunk.forward(x)
         return self.policy_head.forward(h), self.value_head.forward(h)[:, 0]
 
@@ -170,14 +184,30 @@ class PolicyValueNet:
             priors.append(e / e.sum())
         return priors, values.astype(np.float64)
 
+    def encode(self, boards):
+        """The network's input planes for a list of boards."""
+        return ENCODINGS[self.planes][1](boards)
+
+    def move_indices(self, board, moves=None) -> np.ndarray:
+        """Policy indices of ``moves`` (default: every legal move) in the network's view."""
+        if self.planes == "mover":
+            return mover_indices(board, moves)
+        moves = board.generate_legal_moves() if moves is None else moves
+        return np.fromiter((move_to_index(m) for m in moves), dtype=np.int64)
+
+    def evaluate_boards(self, boards, move_lists):
+        """``evaluate`` from boards and their move lists: priors in each list's order."""
+        return self.evaluate(self.encode(boards),
+                             [self.move_indices(b, ms) for b, ms in zip(boards, move_lists)])
+
     def policy(self, board):
         """(moves, probabilities, value) of one board: the raw network, no search."""
         board = as_board(board)
-        idx = legal_indices(board)
-        if len(idx) == 0:
+        moves = list(board.generate_legal_moves())
+        if not moves:
             raise ValueError(f"no legal move in {board.fen()!r}: the game is over")
-        priors, values = self.evaluate(planes9_batch([board]), [idx])
-        return list(board.generate_legal_moves()), priors[0], float(values[0])
+        priors, values = self.evaluate_boards([board], [moves])
+        return moves, priors[0], float(values[0])
 
     # ------------------------------------------------------------------ the nn protocol
     def leaves(self):
@@ -220,12 +250,12 @@ class PolicyValueNet:
 
     def architecture(self) -> dict:
         return {"class": "PolicyValueNet", "channels": self.channels, "blocks": self.blocks,
-                "policy_k": self.policy_k,
-                "name": self.name, "input_shape": list(INPUT_SHAPE), "policy_size": POLICY_SIZE}
+                "policy_k": self.policy_k, "planes": self.planes,
+                "name": self.name, "input_shape": list(self.input_shape), "policy_size": POLICY_SIZE}
 
     def __repr__(self):
         return (f"PolicyValueNet({self.channels} channels, {self.blocks} residual blocks, "
-                f"{self.n_params()} parameters)")
+                f"{self.planes} input, {self.n_params()} parameters)")
 
 
 # ---------------------------------------------------------------------- loss and training
@@ -318,6 +348,14 @@ def augmented(row, rng, mirror_colours: bool = False):
     return board, {**row, "fen": board.fen(), "legal": legal}
 
 
+def net_view_row(net, board, row):
+    """A training row whose ``legal`` indices are in the network's view: rows keep
+    python-chess's absolute indices, a side-to-move network sees Black's moves flipped."""
+    if getattr(net, "planes", "planes9") == "mover" and board.turn == chess.BLACK:
+        return {**row, "legal": MIRRORED_INDEX[np.asarray(row["legal"], dtype=np.int64)]}
+    return row
+
+
 def train_epochs(net, rows, optimizer, epochs: int = 1, batch_size: int = 64,
                  c: float = 1e-4, seed: int = 0, augment: bool = False,
                  mirror_colours: bool = False):
@@ -343,10 +381,10 @@ def train_epochs(net, rows, optimizer, epochs: int = 1, batch_size: int = 64,
                 continue
             pairs = [augmented(rows[i], rng, mirror_colours) if augment
                      else (as_board(rows[i]["fen"]), rows[i]) for i in b]
-            batch = [r for _, r in pairs]
+            batch = [net_view_row(net, bd, r) for bd, r in pairs]
             pi, mask = policy_targets(batch)
             z = np.array([r["z"] for r in batch], DTYPE)
-            total, parts = policy_value_loss(net, planes9_batch([bd for bd, _ in pairs]),
+            total, parts = policy_value_loss(net, net.encode([bd for bd, _ in pairs]),
                                              pi, z, mask, c)
             optimizer.step(net)
             for key, value in {"total": total, **parts}.items():
@@ -379,4 +417,5 @@ def load_policy_value(path) -> PolicyValueNet:
 
 
 register_architecture("PolicyValueNet", lambda arch: PolicyValueNet(
-    arch["channels"], arch["blocks"], arch["policy_k"], name=arch.get("name", "net")))
+    arch["channels"], arch["blocks"], arch["policy_k"], name=arch.get("name", "net"),
+    planes=arch.get("planes", "planes9")))

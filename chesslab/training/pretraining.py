@@ -18,11 +18,11 @@ import chess
 import numpy as np
 
 from chesslab.datasets.positions import DEFAULT_DATASET, load_dataset, position_key
-from chesslab.board.encoding import move_to_index, planes9_batch
+from chesslab.board.encoding import move_to_index
 from chesslab.board.rules import RESULTS, result_for
 from chesslab.datasets.records import DEFAULT_GAMES, read_games, walk
 from chesslab.nn import Adam
-from chesslab.evaluators.policy_value import (PolicyValueNet, load_policy_value, policy_targets,
+from chesslab.evaluators.policy_value import (PolicyValueNet, load_policy_value, net_view_row, policy_targets,
                            save_policy_value, train_epochs)
 
 
@@ -126,8 +126,9 @@ def held_out_scores(net, rows, batch: int = 256) -> tuple[float, float]:
     hits, squared = 0, 0.0
     for start in range(0, len(rows), batch):
         part = rows[start:start + batch]
-        logits, value = net.predict(planes9_batch([chess.Board(r["fen"]) for r in part]))
-        pi, mask = policy_targets(part)
+        boards = [chess.Board(r["fen"]) for r in part]
+        logits, value = net.predict(net.encode(boards))
+        pi, mask = policy_targets([net_view_row(net, b, r) for b, r in zip(boards, part)])
         hits += int(np.sum(np.argmax(np.where(mask, logits, -np.inf), 1) == np.argmax(pi, 1)))
         squared += float(np.sum((np.array([r["z"] for r in part]) - value.reshape(-1)) ** 2))
     return hits / max(len(rows), 1), squared / max(len(rows), 1)
