@@ -183,3 +183,69 @@ def test_mcts_player_spec(tmp_path, net, monkeypatch):
         mcts_player(12, model=tmp_path / "missing.json")
     with pytest.raises(ValueError, match="game is over"):
         player.choose_move(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"))
+
+
+@pytest.mark.parametrize("fen", ["6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",
+                                 "8/8/8/k1K5/8/8/1Q6/8 w - - 0 1"])
+def test_a_mate_in_the_tree_proves_the_root_and_is_played(fen):
+    """A mate found by a simulation proves the root won: the search stops early and the
+    player plays the mating move, whatever the visit counts say."""
+    board = chess.Board(fen)
+    player = MCTSPlayer(None, simulations=2000, batch_size=1)
+    move = player.choose_move(board)
+    board.push(move)
+    assert board.is_checkmate()
+    assert player.mcts.root.terminal == 1.0
+    assert player.last_result.nodes < 2000
+
+
+@pytest.mark.parametrize("fen", ["8/8/8/8/8/8/5K1k/3Q4 b - - 0 1", "8/8/8/k1K5/8/8/1Q6/8 b - - 0 1"])
+def test_a_position_where_every_move_is_mated_is_proven_lost(fen):
+    board = chess.Board(fen)
+    mcts = MCTS(simulations=3000, batch_size=1)
+    root = mcts.search(board)
+    assert root.terminal == -1.0
+    assert all(child is not None and child.terminal == 1.0 for child in root.children)
+    # without the proofs the same search runs every simulation and proves nothing
+    plain = MCTS(simulations=300, batch_size=1, solve=False).search(board)
+    assert plain.terminal is None and plain.N.sum() == 300
+
+
+def test_first_play_urgency_counts_an_untried_move_below_the_node_value():
+    node = mcts_module.MCTSNode()
+    node.expand(["a", "b", "c"], [0.2, 0.3, 0.5])
+    node.N[:] = [4, 0, 0]
+    node.W[:] = [2.0, 0, 0]                     # value 0.5 so far
+    np.testing.assert_allclose(node.q(node.value() - 0.3), [0.5, 0.2, 0.2])
+    mcts = MCTS(fpu_reduction=0.3)
+    # the tried move (Q 0.5) against untried ones at 0.2: PUCT's U decides between them
+    assert mcts._select(node, node.prior) == mcts_module.puct_select(
+        np.array([0.5, 0.2, 0.2]), node.N, node.prior, mcts.c_puct)
+    assert MCTS(fpu_reduction=0.3)._select(node, node.prior, root=True) == mcts_module.puct_select(
+        node.q(), node.N, node.prior, mcts.c_puct)
+
+
+def test_the_policy_player_plays_the_networks_top_legal_move(tmp_path):
+    net = PolicyValueNet(8, 1, policy_k=8, seed=3, planes="mover").eval()
+    path = tmp_path / "pv.json"
+    save_policy_value(net, path)
+    player = make_player("policy", model=path)
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    for _ in range(6):                       # both colours: the mover view flips Black
+        moves, priors, _ = net.policy(board)
+        move = player.choose_move(board)
+        assert move == moves[int(np.argmax(priors))] and move in board.legal_moves
+        board.push(move)
+    with pytest.raises(ValueError, match="no simulations or time"):
+        make_player("policy:3", model=path)
+
+
+def test_a_side_to_move_network_in_mcts_gives_black_the_mirror_of_whites_priors():
+    net = PolicyValueNet(8, 1, policy_k=8, seed=4, planes="mover").eval()
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    mirrored = board.mirror()
+    root_w = MCTS(net, simulations=1).search(board)
+    root_b = MCTS(net, simulations=1).search(mirrored)
+    image = {chess.Move(m.from_square ^ 56, m.to_square ^ 56, m.promotion): p
+             for m, p in zip(root_w.moves, root_w.prior)}
+    np.testing.assert_allclose([image[m] for m in root_b.moves], root_b.prior, rtol=1e-5)

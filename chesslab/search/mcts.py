@@ -76,7 +76,13 @@ def puct_select(q, n, prior, c_puct: float) -> int:
 
 class MCTSNode:
     """A position in the tree. Its moves' statistics live in arrays (one entry per
-    legal move): prior P, visit count N, total value W (for the player to move here)."""
+    legal move): prior P, visit count N, total value W (for the player to move here).
+
+    ``terminal`` is the exact value for the side to move when it is known: the game is
+    over here, or the search *proved* it (a move that mates or reaches a proven loss for
+    the opponent is a proven win; a node whose every move is a proven win for the
+    opponent is a proven loss). A simulation stops at such a node and backs its value up.
+    """
 
     __slots__ = ("moves", "prior", "N", "W", "children", "terminal")
 
@@ -95,9 +101,22 @@ class MCTSNode:
     def expanded(self) -> bool:
         return self.moves is not None
 
-    def q(self):
-        """Mean value of each move for the player to move here (0 if never visited)."""
-        return np.divide(self.W, self.N, out=np.zeros_like(self.W), where=self.N > 0)
+    def q(self, unvisited: float = 0.0):
+        """Mean value of each move for the player to move here (``unvisited`` for a move
+        never tried)."""
+        return np.divide(self.W, self.N, out=np.full_like(self.W, unvisited), where=self.N > 0)
+
+    def value(self) -> float:
+        """Mean of the values backed up through this node, for the player to move here."""
+        n = float(self.N.sum())
+        return float(self.W.sum()) / n if n > 0 else 0.0
+
+    def winning_move(self):
+        """Index of a move proven to win (mate, or a proven loss for the opponent), or None."""
+        for a, child in enumerate(self.children):
+            if child is not None and child.terminal is not None and child.terminal <= LOSS_VALUE:
+                return a
+        return None
 
 
 class MCTS:
@@ -110,15 +129,22 @@ class MCTS:
     def __init__(self, evaluate=uniform_evaluate, simulations: int = 300,
                  c_puct: float = 1.5, batch_size: int = 8, dirichlet_alpha: float = 0.3,
                  noise_fraction: float = 0.25, virtual_loss: float = 1.0,
-                 reuse_tree: bool = True, draw_value: float = 0.0, seed: int = 0):
+                 reuse_tree: bool = True, draw_value: float = 0.0, fpu_reduction: float = 0.0,
+                 solve: bool = True, seed: int = 0):
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, not {simulations}")
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
         self.evaluate = getattr(evaluate, "evaluate", evaluate)   # a net or a function
+        # a network encodes the boards its own way (its input planes, its move indices)
+        self.evaluate_boards = getattr(evaluate, "evaluate_boards", None)
         self.simulations, self.c_puct, self.batch_size = int(simulations), c_puct, batch_size
         self.alpha, self.noise_fraction, self.virtual_loss = dirichlet_alpha, noise_fraction, virtual_loss
         self.reuse_tree, self.draw_value = reuse_tree, draw_value
+        # first-play urgency: an untried move counts as the node's value minus this
+        # (0 = as a draw, the plain algorithm); below the root only
+        self.fpu_reduction = fpu_reduction
+        self.solve = solve              # let exact results climb the tree (see _backup)
         self.rng = np.random.default_rng(seed)
         self.root, self.root_fen = None, None
         self.noise_draws = 0            # how many times Dirichlet noise was sampled
@@ -148,7 +174,7 @@ class MCTS:
             self.noise_draws += 1
         total = self.simulations if simulations is None else int(simulations)
         done = 0
-        while done < total:
+        while done < total and root.terminal is None:      # stop once the root is proven
             done += self._run_batch(board, root, min(self.batch_size, total - done))
             if time_limit is not None and time.perf_counter() - start > time_limit:
                 break
@@ -162,11 +188,16 @@ class MCTS:
 
     def _call(self, boards, move_lists):
         self.network_calls += 1
+        if self.evaluate_boards is not None:
+            return self.evaluate_boards(boards, move_lists)
         legal = [np.fromiter((move_to_index(m) for m in ms), np.int64, len(ms))
                  for ms in move_lists]
         return self.evaluate(planes9_batch(boards), legal)
 
-    def _select(self, node: MCTSNode, prior) -> int:
+    def _select(self, node: MCTSNode, prior, root: bool = False) -> int:
+        if self.fpu_reduction and not root:
+            return puct_select(node.q(node.value() - self.fpu_reduction), node.N, prior,
+                               self.c_puct)
         return puct_select(node.q(), node.N, prior, self.c_puct)
 
     def _run_batch(self, board, root, k: int) -> int:
@@ -180,7 +211,8 @@ class MCTS:
         for _ in range(k):
             node, path = root, []
             while node.expanded and node.terminal is None:
-                a = self._select(node, self._root_prior if node is root else node.prior)
+                a = (self._select(node, self._root_prior, root=True) if node is root
+                     else self._select(node, node.prior))
                 node.N[a] += vl          # virtual loss: look visited and lost, for now
                 node.W[a] -= vl
                 path.append((node, a))
@@ -234,12 +266,26 @@ class MCTS:
         return self.draw_value if turn == chess.WHITE else -self.draw_value
 
     def _backup(self, path, value: float) -> None:
-        """``value`` is for the side to move at the leaf; flip it at every ply up."""
+        """``value`` is for the side to move at the leaf; flip it at every ply up.
+
+        On the way up, exact results climb too (``MCTSNode.terminal``): a move into a
+        lost position proves its parent won; a node all of whose moves lead to proven
+        wins for the opponent is lost.
+        """
         vl = self.virtual_loss
         for node, a in reversed(path):
             value = -value                  # now: for the player who chose move a
             node.N[a] += 1 - vl             # the real visit replaces the virtual loss
             node.W[a] += value + vl
+            child = node.children[a]
+            if (self.solve and node.terminal is None and child is not None
+                    and child.terminal is not None):
+                if child.terminal <= LOSS_VALUE:
+                    node.terminal = -LOSS_VALUE
+                elif child.terminal >= -LOSS_VALUE and all(
+                        c is not None and c.terminal is not None and c.terminal >= -LOSS_VALUE
+                        for c in node.children):
+                    node.terminal = LOSS_VALUE
 
     def _reused_root(self, board):
         """The subtree for ``board`` if it is at most 2 plies below the last root."""
@@ -339,7 +385,9 @@ class MCTSPlayer(Player):
         start = time.perf_counter()
         root = self.mcts.search(board, noise=self.noise, time_limit=self.time_limit)
         hot = self.temperature > 0 and board.ply() < self.temperature_plies
-        move = pick_move(root, self.temperature if hot else 0.0, self.rng)
+        win = root.winning_move()
+        move = (root.moves[win] if win is not None     # a proven win is played at once
+                else pick_move(root, self.temperature if hot else 0.0, self.rng))
         a = root.moves.index(move)
         self.last_result = MCTSResult(move, list(root.moves), root.N.copy(), root.q(),
                                       float(root.q()[a]), self.mcts.last_simulations,

@@ -60,6 +60,8 @@ class RecordingMCTS(MCTS):
     """
 
     def __init__(self, evaluate=uniform_evaluate, c_puct: float = 1.5, seed: int = 0, **options):
+        # no proofs climbing the tree: a step must be exactly undoable
+        options.setdefault("solve", False)
         super().__init__(evaluate, simulations=1, c_puct=c_puct, batch_size=1,
                          reuse_tree=True, seed=seed, **options)
         self.simulations_run, self._current, self.board = [], None, None
@@ -105,9 +107,9 @@ class RecordingMCTS(MCTS):
         return simulation
 
     # ------------------------------------------------------------ the hooks
-    def _select(self, node, prior):
+    def _select(self, node, prior, root=False):
         q, n = node.q(), node.N.copy()
-        a = super()._select(node, prior)
+        a = super()._select(node, prior, root)
         if self._current is not None:
             u = self.c_puct * prior[a] * math.sqrt(max(float(np.sum(n)), 1.0)) / (1.0 + n[a])
             edge = Edge(node.moves[a], float(q[a]), float(u), float(prior[a]), float(n[a]), node, a)
