@@ -14,6 +14,8 @@
 ``stockfish:skill=N``  Stockfish at skill level N (0-20); ``@Ns`` sets its time
 ``mcts:N``             MCTS with the shipped policy-value network, N simulations
                        per move (``mcts@Ns``: N seconds per move)
+``policy``             the shipped policy-value network alone: its most likely legal
+                       move, no search
 =====================  =====================================================
 
 A fixed depth above ``MAX_DEPTH`` (e.g. ``pst:100``, which would never answer) is
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import chess
 import chess.engine
+import numpy as np
 
 from chesslab.search.clock import check_limits
 from chesslab.evaluators.registry import EVALUATORS, load_evaluator, model_path
@@ -41,7 +44,7 @@ from chesslab.base.stockfish import find_stockfish, quit_engine, start_engine
 from chesslab.matches.specs import (EXAMPLES, MAX_DEPTH, SEARCH_ALGORITHMS, STOCKFISH_SECONDS,
                                     PlayerSpec, format_spec, parse_spec)
 
-__all__ = ["Player", "RandomPlayer", "SearchPlayer", "StockfishPlayer", "EngineStopped",
+__all__ = ["Player", "RandomPlayer", "PolicyPlayer", "SearchPlayer", "StockfishPlayer", "EngineStopped",
            "make_player", "model_file", "is_available", "MAX_DEPTH"]
 
 
@@ -158,10 +161,27 @@ class StockfishPlayer(Player):
             quit_engine(engine)
 
 
+class PolicyPlayer(Player):
+    """The network's first instinct: the legal move its policy likes best (no search).
+
+    Ties (equal probabilities) go to the first in python-chess's move order.
+    """
+
+    def __init__(self, net, seed: int = 0, name: str = "policy"):
+        super().__init__(name, seed)
+        self.net = net
+
+    def choose_move(self, board):
+        _check_playable(board)
+        moves, priors, value = self.net.policy(board)
+        self.last_value = value
+        return moves[int(np.argmax(priors))]
+
+
 def model_file(spec):
     """The model file ``make_player(spec)`` reads (None if it reads none)."""
     name = parse_spec(spec).name
-    if name == "mcts":
+    if name in ("mcts", "policy"):
         return DEFAULT_MODEL
     return model_path(name) if name in EVALUATORS else None
 
@@ -172,7 +192,7 @@ def is_available(spec) -> bool:
     name = parse_spec(spec).name
     if name == "stockfish":
         return find_stockfish(required=False) is not None
-    if name == "mcts":
+    if name in ("mcts", "policy"):
         return DEFAULT_MODEL.exists()
     return name not in EVALUATORS or evaluator_available(name)
 
@@ -186,7 +206,7 @@ def make_player(spec, seed: int = 0, model=None) -> Player:
         return spec
     parsed = parse_spec(spec)
     name, arg, time_limit = parsed.name, parsed.arg, parsed.seconds
-    if model is not None and name != "mcts" and (name not in EVALUATORS
+    if model is not None and name not in ("mcts", "policy") and (name not in EVALUATORS
                                                  or EVALUATORS[name].model is None):
         raise ValueError(f"{spec!r} reads no model file, so it cannot take model={model!r}")
     if name == "random":
@@ -202,9 +222,15 @@ def make_player(spec, seed: int = 0, model=None) -> Player:
         return StockfishPlayer(elo=parsed.number or 1350, time_limit=seconds, seed=seed)
     if name == "mcts":
         return mcts_player(parsed.number, time_limit, seed=seed, name=str(spec), model=model)
+    if name == "policy":
+        if arg or time_limit:
+            raise ValueError(f"'policy' plays the network's top move without search, so it "
+                             f"takes no simulations or time, but {spec!r} gives one; write "
+                             f"just policy (or mcts:N to search)")
+        return PolicyPlayer(shipped_network(model), seed)
     if name not in EVALUATORS and name not in SEARCH_ALGORITHMS:
         raise ValueError(f"unknown player {name!r} in {spec!r}: a player is random, "
-                         f"{', '.join(SEARCH_ALGORITHMS)}, mcts, stockfish or an evaluator "
+                         f"{', '.join(SEARCH_ALGORITHMS)}, policy, mcts, stockfish or an evaluator "
                          f"({', '.join(EVALUATORS)}); {EXAMPLES}")
     depth = parsed.number
     if depth is not None and depth < 1:

@@ -52,8 +52,8 @@ class PlayerSpec:
     @property
     def algorithm(self) -> str | None:
         """The search algorithm of a searching player ("full" for an evaluator name),
-        None for random, mcts and stockfish."""
-        if self.name in ("random", "mcts", "stockfish"):
+        None for random, policy, mcts and stockfish."""
+        if self.name in ("random", "policy", "mcts", "stockfish"):
             return None
         return self.name if self.name in SEARCH_ALGORITHMS else "full"
 
