@@ -4,6 +4,7 @@ from __future__ import annotations
 from chesslab.training import naive_bayes as nb_training
 from chesslab.training import pipeline as training
 from chesslab.training.pretraining import bootstrap
+from chesslab.training.supervised import train_supervised
 from chesslab.cli.common import (COUNT, at_least, check_outputs, defaults_from, game_sample_args,
                                  positive, workers_args)
 from chesslab.base.files import check_writable_dir
@@ -38,6 +39,14 @@ def _train_bootstrap(args):
               progress=lambda s: print(s, flush=True))
 
 
+def _train_supervised(args):
+    check_outputs(args, out="network file")
+    train_supervised(args.out, args.labels, args.channels, args.blocks, args.epochs,
+                     args.batch_size, args.lr, args.lr_decay, args.temperature, args.c,
+                     args.save_every, args.held_out, args.seed,
+                     progress=lambda s: print(s, flush=True))
+
+
 def _train_selfplay(args):
     overrides = {k: getattr(args, k) for k in
                  ("games", "simulations", "piece", "gate_starts", "anchor", "value_target",
@@ -57,7 +66,7 @@ def _train_selfplay(args):
 
 def add_train(sub):
     train = sub.add_parser("train", help="train models into data/models (nets, bayes, "
-                                         "bootstrap, selfplay)")
+                                         "bootstrap, supervised, selfplay)")
     kinds = train.add_subparsers(dest="kind_of_model", metavar="WHAT", required=True)
 
     p = kinds.add_parser("nets", help="train evaluation networks (the thesis pipeline)")
@@ -99,6 +108,17 @@ def add_train(sub):
                    help="keep only positions with a Stockfish label in data/positions.npz")
     defaults_from(p, bootstrap)
     p.set_defaults(func=_train_bootstrap)
+
+    p = kinds.add_parser("supervised", help="the side-to-move policy-value network from "
+                         "Stockfish's policy labels (data policy-labels); resumable")
+    p.add_argument("--out", required=True, help="network file (continued if it exists)")
+    p.add_argument("--labels", help="folder of policy-label shards (default: data/policy_labels)")
+    for name in ("channels", "blocks", "epochs", "batch_size", "save_every", "held_out", "seed"):
+        p.add_argument("--" + name.replace("_", "-"), type=int)
+    for name in ("lr", "lr_decay", "temperature", "c"):
+        p.add_argument("--" + name.replace("_", "-"), type=float)
+    defaults_from(p, train_supervised)
+    p.set_defaults(func=_train_supervised)
 
     p = kinds.add_parser("selfplay", help="AlphaZero-style self-play training (endgame "
                                           "curriculum or full game), resumable")

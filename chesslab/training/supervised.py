@@ -1,0 +1,181 @@
+"""Learn Stockfish's move preferences and win expectation: the policy-value network's
+supervised start on the policy labels (``python -m chesslab data policy-labels``).
+
+Each labelled position gives a policy target (Stockfish's best moves, their scores
+turned into a distribution at a temperature, ``policy_target``) and a value target (its
+win/draw/loss estimate as wins minus losses, for the side to move). The network sees
+the board from the side to move (``planes="mover"``). Positions of one game in twenty
+are held out (by game, so no game is on both sides) to measure how often the network's
+top move is Stockfish's, and its value error.
+
+A run is long and resumable: the network is saved every few thousand positions with
+how far it got, and calling again continues from there. Shards labelled since the last
+epoch join at the next epoch.
+
+    python -m chesslab train supervised --out data/models/policy_value.json
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import chess
+import numpy as np
+
+from chesslab.board.encoding import (MIRRORED_INDEX, move_to_index, mover_bitboards,
+                                     mover_planes_from)
+from chesslab.datasets.policy_labels import POLICY_LABELS, load_policy_labels, policy_target
+from chesslab.evaluators.policy_value import (PolicyValueNet, load_policy_value,
+                                              policy_value_loss, save_policy_value)
+from chesslab.nn import DTYPE, Adam
+
+#: One game in this many is held out (by its game id).
+HELD_OUT_EVERY = 20
+
+
+class Examples:
+    """Labelled positions as compact arrays: side-to-move bitboards, the legal moves'
+    policy indices (flat, with offsets), the policy target over Stockfish's moves, the
+    value target."""
+
+    def __init__(self, bitboards, clock, legal, offsets, target_index, target_p, z, game_id):
+        self.bitboards, self.clock = bitboards, clock
+        self.legal, self.offsets = legal, offsets
+        self.target_index, self.target_p, self.z, self.game_id = target_index, target_p, z, game_id
+
+    def __len__(self):
+        return len(self.z)
+
+    def batch(self, rows):
+        """(planes, dense policy target, legal mask, value target) of ``rows``."""
+        x = mover_planes_from(self.bitboards[rows], self.clock[rows])
+        pi = np.zeros((len(rows), 4272), DTYPE)
+        mask = np.zeros((len(rows), 4272), bool)
+        for j, r in enumerate(rows):
+            mask[j, self.legal[self.offsets[r]:self.offsets[r + 1]]] = True
+            keep = self.target_p[r] > 0
+            pi[j, self.target_index[r][keep]] = self.target_p[r][keep]
+        return x, pi, mask, self.z[rows].astype(DTYPE)
+
+
+def build_examples(labels: dict, temperature: float = 50.0) -> Examples:
+    """``Examples`` from ``load_policy_labels``' arrays; finished games (no moves) are
+    left out."""
+    fens, moves, scores, wdl = labels["fen"], labels["moves"], labels["scores"], labels["wdl"]
+    keep = np.flatnonzero(moves[:, 0] != "")
+    boards = [chess.Board(str(fens[i])) for i in keep]
+    bitboards, clock = mover_bitboards(boards)
+    legal, offsets = [], [0]
+    k = moves.shape[1]
+    target_index = np.zeros((len(keep), k), np.int64)
+    target_p = np.zeros((len(keep), k), np.float32)
+    for j, (i, board) in enumerate(zip(keep, boards)):
+        flip = MIRRORED_INDEX if board.turn == chess.BLACK else None
+        idx = np.fromiter((move_to_index(m) for m in board.generate_legal_moves()), np.int64)
+        legal.append(flip[idx] if flip is not None else idx)
+        offsets.append(offsets[-1] + len(idx))
+        present = moves[i] != ""
+        named = np.array([move_to_index(chess.Move.from_uci(str(m))) for m in moves[i][present]])
+        target_index[j, :len(named)] = flip[named] if flip is not None else named
+        target_p[j] = policy_target(scores[i], moves[i], temperature)
+    w, _, l = wdl[keep].T.astype(np.float32)
+    return Examples(bitboards, clock, np.concatenate(legal).astype(np.int16),
+                    np.array(offsets), target_index.astype(np.int16), target_p,
+                    (w - l) / 1000.0, labels["game_id"][keep])
+
+
+def held_out_mask(game_id) -> np.ndarray:
+    return np.asarray(game_id) % HELD_OUT_EVERY == 0
+
+
+def measure(net, ex: Examples, rows, batch: int = 512) -> dict:
+    """Top-1 agreement with Stockfish's best move, policy cross-entropy, value error."""
+    hits, ce, se = 0, 0.0, 0.0
+    for start in range(0, len(rows), batch):
+        part = rows[start:start + batch]
+        x, pi, mask, z = ex.batch(part)
+        logits, v = net.predict(x)
+        logits = np.where(mask, logits.astype(np.float64), -np.inf)
+        logp = logits - logits.max(1, keepdims=True)
+        logp -= np.log(np.exp(logp).sum(1, keepdims=True))
+        logp = np.where(mask, logp, 0.0)           # illegal moves: no target, no -inf
+        hits += int(np.sum(np.argmax(logits, 1) == ex.target_index[part, 0]))
+        ce -= float(np.sum(np.where(pi > 0, pi * logp, 0.0)))
+        se += float(np.sum((z - v) ** 2))
+    n = max(len(rows), 1)
+    return {"top1": hits / n, "policy_ce": ce / n, "value_mse": se / n}
+
+
+def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int = 3,
+                     epochs: int = 4, batch_size: int = 256, lr: float = 2e-3,
+                     lr_decay: float = 0.6, temperature: float = 50.0, c: float = 1e-4,
+                     save_every: int = 50_000, held_out: int = 5000, seed: int = 0,
+                     progress=print):
+    """Train (or continue training) the side-to-move policy-value network on the labels.
+
+    Epoch e uses the step ``lr * lr_decay**e`` and the positions labelled when it began;
+    the network is saved every ``save_every`` positions, so a stopped run loses little.
+    """
+    out = Path(out)
+    if out.exists():
+        net = load_policy_value(out)
+        notes = dict(net.training_notes)
+    else:
+        net = PolicyValueNet(channels, blocks, seed=seed, planes="mover",
+                             name="supervised policy-value net")
+        notes = {"epoch": 0, "position": 0, "history": []}
+    cache = {}
+    while notes["epoch"] < epochs:
+        labels_now = load_policy_labels(labels)
+        n_labels = notes.get("epoch_labels") if notes["position"] else len(labels_now["fen"])
+        key = n_labels
+        if key not in cache:
+            cache.clear()
+            cache[key] = build_examples({k: v[:n_labels] for k, v in labels_now.items()},
+                                        temperature)
+        ex = cache[key]
+        test = held_out_mask(ex.game_id)
+        train_rows = np.flatnonzero(~test)
+        test_rows = np.flatnonzero(test)[:held_out]
+        order = np.random.default_rng(seed + notes["epoch"]).permutation(train_rows)
+        optimizer = Adam(lr * lr_decay ** notes["epoch"])
+        net.train()
+        sums, count, t0 = {"value": 0.0, "policy": 0.0}, 0, time.perf_counter()
+        position = notes["position"]
+        for start in range(position, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            if len(rows) < 2:
+                break
+            x, pi, mask, z = ex.batch(rows)
+            _, parts = policy_value_loss(net, x, pi, z, mask, c)
+            optimizer.step(net)
+            sums["value"] += parts["value"] * len(rows)
+            sums["policy"] += parts["policy"] * len(rows)
+            count += len(rows)
+            done = start + len(rows)
+            if done // save_every != start // save_every or done >= len(order):
+                notes.update(position=done, epoch_labels=n_labels)
+                _save(net, out, notes, channels, temperature)
+                rate = count / (time.perf_counter() - t0)
+                progress(f"epoch {notes['epoch'] + 1}: {done}/{len(order)} positions, "
+                         f"policy {sums['policy'] / count:.3f}, value {sums['value'] / count:.3f}, "
+                         f"{rate:.0f} positions/s")
+        net.eval()
+        scores = measure(net, ex, test_rows)
+        notes["history"].append({"epoch": notes["epoch"] + 1, "lr": lr * lr_decay ** notes["epoch"],
+                                 "train_positions": len(train_rows),
+                                 "held_out_positions": len(test_rows),
+                                 "train_policy": sums["policy"] / max(count, 1),
+                                 "train_value": sums["value"] / max(count, 1), **scores})
+        notes.update(epoch=notes["epoch"] + 1, position=0)
+        notes.pop("epoch_labels", None)
+        _save(net, out, notes, channels, temperature)
+        progress(f"epoch {notes['epoch']} done: held-out top-1 {scores['top1']:.3f}, policy "
+                 f"cross-entropy {scores['policy_ce']:.3f}, value mse {scores['value_mse']:.3f}")
+    return net
+
+
+def _save(net, out, notes, channels, temperature):
+    save_policy_value(net, out, **{**notes, "targets": f"Stockfish multipv, softmax at "
+                                   f"{temperature} cp; value (wins - losses) / 1000",
+                                   "planes": net.planes})
