@@ -42,7 +42,7 @@ def test_the_commands_and_their_groups(capsys):
                             ("train", TRAIN_COMMANDS),
                             ("results", ("evaluators", "depth-cost", "tournament", "match",
                                          "recipe", "bayes", "bayes-matches", "mcts-matches",
-                                         "mcts-head-to-head", "ladder"))):
+                                         "mcts-head-to-head", "ladder", "event-ladder"))):
         with pytest.raises(SystemExit):
             main([group, "--help"])
         shown = capsys.readouterr().out

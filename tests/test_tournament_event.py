@@ -1,5 +1,6 @@
 """The class event: isolated submissions, faults that lose a game, formats, resuming, CLI."""
 import json
+from pathlib import Path
 import math
 
 import chess
@@ -11,6 +12,7 @@ from chesslab.cli import main
 from chesslab.matches import event, formats, tournament
 from chesslab.matches.isolation import IsolatedPlayer, PlayerFault
 from chesslab.matches.rating import INTERVAL_KEY, bradley_terry
+from needs_stockfish import needs_stockfish
 from tournament_players import FAULTY, GOOD, REASONS, write_class
 
 MOVE_TIME = 0.2
@@ -205,3 +207,23 @@ def test_bad_input_gets_a_message_that_says_what_to_do(tmp_path, capsys):
     assert "not allowed with" in capsys.readouterr().err
     with pytest.raises(ValueError, match="unknown format"):
         event.run_tournament(tmp_path, "knockout")
+
+
+@needs_stockfish
+def test_one_ladder_for_every_player_holds_each_stockfish_anchor_at_its_elo(tmp_path):
+    from chesslab.experiments.ladder import rate_every_player
+    path = tmp_path / "ladder.json"
+    data = rate_every_player(seconds=0.02, games=2, anchor_elos=(1350, 1600),
+                             evaluators=("material",), max_plies=12, path=path,
+                             progress=False)
+    players = {r["player"]: r for r in data["standings"]}
+    assert set(players) == {"random", "policy", "material@0.02s", "mcts@0.02s",
+                            "stockfish:1350@0.02s", "stockfish:1600@0.02s"}
+    assert players["stockfish:1350@0.02s"]["elo"] == 1350.0
+    assert players["stockfish:1600@0.02s"]["elo"] == 1600.0
+    # anchors never meet: each plays the 4 others twice
+    assert players["stockfish:1350@0.02s"]["games"] == 8 and players["random"]["games"] == 10
+    low, high = players["random"][INTERVAL_KEY]
+    assert 0.0 <= low <= players["random"]["score"] <= high <= 1.0
+    assert data["seconds_per_move"] == 0.02 and path.exists()
+    assert not Path(f"{path}.games.jsonl").exists()

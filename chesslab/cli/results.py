@@ -7,6 +7,7 @@ import time
 from chesslab.training import naive_bayes as nb_training
 from chesslab.experiments import naive_bayes as nb_results
 from chesslab.experiments import evaluators
+from chesslab.experiments import ladder
 from chesslab.experiments import matches
 from chesslab.experiments import recipe
 from chesslab.experiments import search_cost
@@ -17,6 +18,7 @@ from chesslab.cli.common import (COUNT, defaults_from, endings, game_sample_args
                                  write_result)
 from chesslab.base.files import check_writable, write_json_atomic
 from chesslab.matches.event import rate_ladder
+from chesslab.matches.rating import INTERVAL_KEY
 from chesslab.matches.tournament import standings
 
 
@@ -63,6 +65,18 @@ def _results_ladder(args):
                        command=args.command_line, **given)
     for row in data["standings"]:
         print(f"{row['player']:16s} {row['points']:>5g}/{row['games']:<3d} Elo {row['elo']:+.0f}")
+    print(f"written to {out}")
+
+
+def _results_every_ladder(args):
+    out = _results_out(args, "ladder")
+    data = ladder.rate_every_player(args.seconds, args.games, args.anchor_elos, args.evaluators,
+                                    args.workers, args.seed, args.max_plies, out,
+                                    not args.quiet, args.command_line)
+    for row in data["standings"]:
+        low, high = row[INTERVAL_KEY]
+        print(f"{row['player']:22s} {row['points']:>5g}/{row['games']:<3d} "
+              f"score {row['score']:.2f} ({low:.2f}-{high:.2f})  Elo {row['elo']:.0f}")
     print(f"written to {out}")
 
 
@@ -168,8 +182,25 @@ def add_results(sub):
     defaults_from(q, tournament.run_tournament)
     q.set_defaults(func=_results_tournament)
 
-    q = which.add_parser("ladder", help="the tournament ladder's Elo, anchored on Stockfish "
-                                        "(data/results/ladder_anchor.json), resumable")
+    q = which.add_parser("ladder", help="one Elo scale for every player at one time control, "
+                                        "anchored on Stockfish's UCI_Elo levels "
+                                        "(data/results/ladder.json), resumable")
+    q.add_argument("--seconds", type=float, help="time per move of every searching player")
+    q.add_argument("--games", type=COUNT, help="games per pair")
+    q.add_argument("--anchor-elos", type=int, nargs="+", metavar="ELO",
+                   help="Stockfish's UCI_Elo levels held fixed")
+    q.add_argument("--evaluators", nargs="+", help="the registry's evaluators on the ladder")
+    q.add_argument("--max-plies", **max_plies)
+    q.add_argument("--seed", type=int)
+    workers_args(q, 1)
+    q.add_argument("--quiet", action="store_true")
+    q.add_argument("--out", help="default: data/results/ladder.json")
+    defaults_from(q, ladder.rate_every_player)
+    q.set_defaults(func=_results_every_ladder)
+
+    q = which.add_parser("event-ladder", help="the class event's ladder Elo, anchored on "
+                                              "Stockfish (data/results/ladder_anchor.json), "
+                                              "resumable")
     q.add_argument("--ladder", nargs="+", default=None, metavar="SPEC",
                    help="the ladder's players (default: event.LADDER)")
     q.add_argument("--games", type=COUNT, default=None, help="games per pair")

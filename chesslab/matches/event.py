@@ -15,7 +15,7 @@ rerun with the same ``out`` plays only the games it lacks.
 
 The ladder's players are course code and play in the worker's process. They search to a
 fixed depth, so their games do not depend on how busy a machine is; their ratings,
-measured once by ``python -m chesslab results ladder`` (``rate_ladder``), put the
+measured once by ``python -m chesslab results event-ladder`` (``rate_ladder``), put the
 students' Elo on a fixed scale.
 """
 from __future__ import annotations
@@ -40,7 +40,7 @@ __all__ = ["LADDER", "ANCHOR_PATH", "run_tournament", "play_tournament_game", "r
 
 #: The course's players every submission meets in a gauntlet, weakest first.
 LADDER = ("random", "material:1", "pst:1", "pst:2", "nnue:2", "nnue:3")
-#: The ladder's measured ratings (``python -m chesslab results ladder``).
+#: The ladder's measured ratings (``python -m chesslab results event-ladder``).
 ANCHOR_PATH = RESULTS_DIR / "ladder_anchor.json"
 #: The player whose rating fixes the ladder's scale, and that rating (Stockfish's own).
 ANCHOR_SPEC, ANCHOR_ELO = "stockfish:1350", 1350.0
@@ -71,7 +71,7 @@ def ladder_anchors(ladder, path=ANCHOR_PATH) -> tuple[dict, str]:
     path = Path(path)
     if not path.exists():
         return {}, (f"relative (mean 0): no stored ladder ratings ({path.name}; make it "
-                    f"with `python -m chesslab results ladder`)")
+                    f"with `python -m chesslab results event-ladder`)")
     stored = read_json(path, "ladder ratings")["ratings"]
     missing = [spec for spec in ladder if spec not in stored]
     if missing:
@@ -278,11 +278,13 @@ def _standings(records, names, ladder, anchors) -> list[dict]:
 # ------------------------------------------------------------------ the ladder's ratings
 def rate_ladder(ladder=LADDER, games: int = 10, workers=1, seed: int = 0,
                 max_plies: int = 120, path=ANCHOR_PATH, progress: bool = True,
-                command: str | None = None) -> dict:
-    """Measure the ladder's ratings once: a round robin of the ladder and
-    ``ANCHOR_SPEC`` (Stockfish, whose limited strength is meant to be Elo 1350), that
-    player held at ``ANCHOR_ELO``; written to ``path`` (resumable beside it)."""
-    specs = [*ladder, ANCHOR_SPEC]
+                command: str | None = None, anchors=None, extra=None) -> dict:
+    """Measure the ladder's ratings once: a round robin of the ladder and the ``anchors``
+    (``{spec: elo}``; default ``ANCHOR_SPEC``, Stockfish whose limited strength is meant
+    to be Elo 1350, held at ``ANCHOR_ELO``); written to ``path`` (resumable beside it).
+    Anchors do not play each other: their ratings are fixed."""
+    anchors = dict(anchors or {ANCHOR_SPEC: ANCHOR_ELO})
+    specs = [*ladder, *[a for a in anchors if a not in ladder]]
     for spec in specs:
         if not is_available(spec):
             raise ValueError(f"{spec} cannot play on this machine (a model file or "
@@ -291,16 +293,16 @@ def rate_ladder(ladder=LADDER, games: int = 10, workers=1, seed: int = 0,
     settings = {"move_time": 0.0, "grace": 0.0, "max_plies": max_plies}
     jobs = [{**g, **settings, "white": {"name": g["white"], "spec": g["white"]},
              "black": {"name": g["black"], "spec": g["black"]}}
-            for pair in formats.round_robin_pairings(specs)
+            for pair in formats.round_robin_pairings(specs, fixed=anchors)
             for g in formats.games_of(pair, games, 1, seed)]
     checkpoint = Path(f"{path}.games.jsonl")
     records = _play(jobs, workers, checkpoint, progress, "ladder")
-    rows = _standings(records, [], specs, {ANCHOR_SPEC: ANCHOR_ELO})
-    data = {"what": f"the ladder's Elo: a round robin of {games} games a pair, "
-                    f"{ANCHOR_SPEC} held at {ANCHOR_ELO:g}",
+    rows = _standings(records, [], specs, anchors)
+    held = ", ".join(f"{a} at {e:g}" for a, e in anchors.items())
+    data = {"what": f"Elo from a round robin of {games} games a pair, {held}",
             "ratings": {r["player"]: r["elo"] for r in rows}, "standings": rows,
-            "games_per_pair": games, "max_plies": max_plies, "seed": seed,
-            "command": command}
+            "anchors": anchors, "games_per_pair": games, "max_plies": max_plies,
+            "seed": seed, **(extra or {}), "command": command}
     write_json_atomic(path, data, indent=1)
     checkpoint.unlink(missing_ok=True)
     return data

@@ -1,0 +1,46 @@
+"""One Elo scale for every player of the course (``python -m chesslab results ladder``).
+
+Every kind of player meets every other at one time control: random, the network's
+policy alone, each evaluator of the registry searching, MCTS, and Stockfish limited to
+a few ``UCI_Elo`` levels. Those Stockfish players are the anchors: each is held at its
+``UCI_Elo`` and the others' ratings follow from the games (``bradley_terry``), so a
+rating here reads like a rating against Stockfish's idea of human club strength, at
+this time control on this machine.
+"""
+from __future__ import annotations
+
+from chesslab.base.files import RESULTS_DIR
+from chesslab.evaluators.registry import EVALUATORS
+from chesslab.matches.event import rate_ladder
+from chesslab.matches.players import is_available
+from chesslab.matches.specs import format_spec
+
+#: The stored ladder.
+LADDER_PATH = RESULTS_DIR / "ladder.json"
+#: Stockfish's strength limits used as anchors (its lowest, and two above).
+ANCHOR_ELOS = (1350, 1600, 1900)
+#: The registry's evaluators on the ladder (the thesis's 64-unit variants and the
+#: linear model are the same ideas as ann, cnn and nnue, and are left out to save games).
+LADDER_EVALUATORS = tuple(n for n in EVALUATORS if n not in ("linear", "ann64", "cnn64"))
+
+
+def ladder_specs(seconds: float = 0.2, anchor_elos=ANCHOR_ELOS,
+                 evaluators=LADDER_EVALUATORS) -> tuple[list, dict]:
+    """``(players, anchors)``: every player that can play here at ``seconds`` a move,
+    and ``{stockfish spec: its UCI_Elo}``. Random and the policy need no time."""
+    players = ["random", "policy",
+               *(format_spec(name, None, seconds) for name in evaluators),
+               format_spec("mcts", None, seconds)]
+    anchors = {format_spec("stockfish", elo, seconds): float(elo) for elo in anchor_elos}
+    return [p for p in players if is_available(p)], anchors
+
+
+def rate_every_player(seconds: float = 0.2, games: int = 4, anchor_elos=ANCHOR_ELOS,
+                      evaluators=LADDER_EVALUATORS, workers=1, seed: int = 0,
+                      max_plies: int = 160, path=LADDER_PATH, progress: bool = True,
+                      command: str | None = None) -> dict:
+    """Play the round robin (anchors do not meet each other), rate, store in ``path``.
+    Resumable: the games played so far are kept beside ``path`` until it is written."""
+    players, anchors = ladder_specs(seconds, anchor_elos, evaluators)
+    return rate_ladder(players, games, workers, seed, max_plies, path, progress, command,
+                       anchors=anchors, extra={"seconds_per_move": seconds})
