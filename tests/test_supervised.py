@@ -52,14 +52,51 @@ def test_training_learns_and_a_stopped_run_resumes(shard_folder, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         supervised.train_supervised(out, shard_folder, channels=8, blocks=1, epochs=1,
                                     batch_size=32, save_every=64, held_out=50,
-                                    progress=stop_after_first_save)
+                                    value_data=None, progress=stop_after_first_save)
     notes = load_policy_value(out).training_notes
     assert notes["epoch"] == 0 and 0 < notes["position"] < 400     # saved mid-epoch
     net = supervised.train_supervised(out, shard_folder, channels=8, blocks=1, epochs=3,
                                       batch_size=32, save_every=64, held_out=50,
-                                      lr=3e-3, progress=lines.append)
+                                      lr=3e-3, value_data=None, progress=lines.append)
     history = load_policy_value(out).training_notes["history"]
     assert [h["epoch"] for h in history] == [1, 2, 3]
     assert history[-1]["train_policy"] < history[0]["train_policy"]
     assert net.planes == "mover" and load_policy_value(out).planes == "mover"
     assert 0.0 <= history[-1]["top1"] <= 1.0 and history[-1]["value_mse"] >= 0
+
+
+def test_value_only_positions_teach_the_value_and_leave_the_policy_alone(labels):
+    from chesslab.datasets.positions import make_dataset
+    from chesslab.evaluators.policy_value import PolicyValueNet
+    from chesslab.nn import Adam
+    n = 40
+    ds = make_dataset({"fen": str(f), "cp": 0, "wdl": (700, 200, 100), "source": "game",
+                       "game_id": 1, "ply": 10, "result": "1-0", "sampled_by_rule": False}
+                      for f in labels["fen"][:n])
+    values = supervised.value_examples(ds)
+    boards = [chess.Board(str(f)) for f in labels["fen"][:n]]
+    white = np.array([b.turn == chess.WHITE for b in boards])
+    np.testing.assert_allclose(values.z, np.where(white, 0.6, -0.6))   # side to move's view
+    assert not values.has_policy.any()
+    net = PolicyValueNet(8, 1, policy_k=8, seed=0, planes="mover")
+    before = {k: v.copy() for k, v in net.params.items()}
+    supervised.train_step(net, Adam(1e-2), values, np.arange(n), c=0.0)
+    moved = {k for k, v in net.params.items() if not np.array_equal(v, before[k])}
+    assert moved and not any(k.startswith("policy.") for k in moved)
+
+
+def test_a_run_with_value_only_positions_mixes_them_into_every_batch(shard_folder, tmp_path, labels):
+    from chesslab.datasets.positions import make_dataset, save_dataset
+    fens = ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"] * 30
+    data = tmp_path / "values.npz"
+    save_dataset(make_dataset(({"fen": f, "cp": 50, "wdl": (300, 600, 100), "source": "game",
+                                "game_id": i, "ply": 3, "result": "1-0",
+                                "sampled_by_rule": False} for i, f in enumerate(fens))), data)
+    out = tmp_path / "net.json"
+    supervised.train_supervised(out, shard_folder, channels=8, blocks=1, epochs=1,
+                                batch_size=32, held_out=50, value_data=data,
+                                progress=lambda line: None)
+    last = load_policy_value(out).training_notes["history"][-1]
+    assert last["value_positions"] > last["policy_positions"]
+    assert "value_mse_all" in last and last["value_mse_all"] >= 0

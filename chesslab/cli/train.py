@@ -44,6 +44,7 @@ def _train_supervised(args):
     train_supervised(args.out, args.labels, args.channels, args.blocks, args.epochs,
                      args.batch_size, args.lr, args.lr_decay, args.temperature, args.c,
                      args.save_every, args.held_out, args.seed,
+                     None if args.no_value_data else args.value_data, args.init,
                      progress=lambda s: print(s, flush=True))
 
 
@@ -113,6 +114,10 @@ def add_train(sub):
                          "Stockfish's policy labels (data policy-labels); resumable")
     p.add_argument("--out", required=True, help="network file (continued if it exists)")
     p.add_argument("--labels", help="folder of policy-label shards (default: data/policy_labels)")
+    p.add_argument("--value-data", help="labelled positions that also teach the value "
+                                        "(default: data/positions.npz)")
+    p.add_argument("--no-value-data", action="store_true", help="policy labels only")
+    p.add_argument("--init", help="start from this network file's weights")
     for name in ("channels", "blocks", "epochs", "batch_size", "save_every", "held_out", "seed"):
         p.add_argument("--" + name.replace("_", "-"), type=int)
     for name in ("lr", "lr_decay", "temperature", "c"):

@@ -3,10 +3,13 @@ supervised start on the policy labels (``python -m chesslab data policy-labels``
 
 Each labelled position gives a policy target (Stockfish's best moves, their scores
 turned into a distribution at a temperature, ``policy_target``) and a value target (its
-win/draw/loss estimate as wins minus losses, for the side to move). The network sees
-the board from the side to move (``planes="mover"``). Positions of one game in twenty
-are held out (by game, so no game is on both sides) to measure how often the network's
-top move is Stockfish's, and its value error.
+win/draw/loss estimate as wins minus losses, for the side to move). The rest of the
+labelled dataset (data/positions.npz: a Stockfish score and win/draw/loss for every
+position) teaches the value head too: each batch is half policy-labelled positions, half
+value-only ones, so the value sees several times more positions at no labelling cost.
+The network sees the board from the side to move (``planes="mover"``). Positions of one
+game in twenty are held out (by game, so no game is on both sides) to measure how often
+the network's top move is Stockfish's, and its value error.
 
 A run is long and resumable: the network is saved every few thousand positions with
 how far it got, and calling again continues from there. Shards labelled since the last
@@ -25,9 +28,9 @@ import numpy as np
 from chesslab.board.encoding import (MIRRORED_INDEX, move_to_index, mover_bitboards,
                                      mover_planes_from)
 from chesslab.datasets.policy_labels import POLICY_LABELS, load_policy_labels, policy_target
-from chesslab.evaluators.policy_value import (PolicyValueNet, load_policy_value,
-                                              policy_value_loss, save_policy_value)
-from chesslab.nn import DTYPE, Adam
+from chesslab.datasets.positions import DEFAULT_DATASET, load_dataset
+from chesslab.evaluators.policy_value import PolicyValueNet, load_policy_value, save_policy_value
+from chesslab.nn import DTYPE, Adam, l2_penalty, mse, softmax_cross_entropy
 
 #: One game in this many is held out (by its game id).
 HELD_OUT_EVERY = 20
@@ -42,20 +45,68 @@ class Examples:
         self.bitboards, self.clock = bitboards, clock
         self.legal, self.offsets = legal, offsets
         self.target_index, self.target_p, self.z, self.game_id = target_index, target_p, z, game_id
+        self.has_policy = target_p.sum(1) > 0
 
     def __len__(self):
         return len(self.z)
 
     def batch(self, rows):
-        """(planes, dense policy target, legal mask, value target) of ``rows``."""
+        """(planes, dense policy target, legal mask, value target) of ``rows``. A
+        value-only row has no target and a placeholder mask (its policy gradient is
+        dropped by ``train_step``)."""
         x = mover_planes_from(self.bitboards[rows], self.clock[rows])
         pi = np.zeros((len(rows), 4272), DTYPE)
         mask = np.zeros((len(rows), 4272), bool)
         for j, r in enumerate(rows):
+            if not self.has_policy[r]:
+                mask[j, 0] = True
+                continue
             mask[j, self.legal[self.offsets[r]:self.offsets[r + 1]]] = True
             keep = self.target_p[r] > 0
             pi[j, self.target_index[r][keep]] = self.target_p[r][keep]
         return x, pi, mask, self.z[rows].astype(DTYPE)
+
+
+def join_examples(a: Examples, b: Examples) -> Examples:
+    """One set of examples from two (b's legal-move offsets shifted after a's)."""
+    return Examples(np.concatenate([a.bitboards, b.bitboards]), np.concatenate([a.clock, b.clock]),
+                    np.concatenate([a.legal, b.legal]),
+                    np.concatenate([a.offsets, b.offsets[1:] + a.offsets[-1]]),
+                    np.concatenate([a.target_index, b.target_index]),
+                    np.concatenate([a.target_p, b.target_p]), np.concatenate([a.z, b.z]),
+                    np.concatenate([a.game_id, b.game_id]))
+
+
+def value_examples(dataset, skip=()) -> Examples:
+    """Value-only examples from a labelled ``Dataset`` (its win/draw/loss, White's side,
+    turned to the side to move's wins minus losses); FENs in ``skip`` are left out."""
+    skip = set(skip)
+    rows = [i for i, f in enumerate(dataset.fen.tolist()) if f not in skip]
+    boards = [chess.Board(dataset.fen[i]) for i in rows]
+    bitboards, clock = mover_bitboards(boards)
+    w, _, l = dataset.wdl[rows].T.astype(np.float32)
+    white = np.array([b.turn == chess.WHITE for b in boards])
+    z = np.where(white, w - l, l - w) / 1000.0
+    n = len(rows)
+    return Examples(bitboards, clock, np.zeros(0, np.int16), np.zeros(n + 1, np.int64),
+                    np.zeros((n, 8), np.int16), np.zeros((n, 8), np.float32), z,
+                    dataset.game_id[rows])
+
+
+def train_step(net, optimizer, ex: Examples, rows, c: float) -> dict:
+    """One minibatch: ``(z - v)^2`` on every row, the policy's cross-entropy on the rows
+    that have a policy target (averaged over those rows), ``c ||theta||^2``."""
+    x, pi, mask, z = ex.batch(rows)
+    logits, v = net.forward(x)
+    value_loss, g_value = mse(v, z)
+    policy_loss, g_logits = softmax_cross_entropy(logits, pi, mask)
+    has = ex.has_policy[rows]
+    g_logits[~has] = 0.0
+    share = max(int(has.sum()), 1) / len(rows)
+    net.backward(g_logits / share, g_value)
+    l2_penalty(net, 2 * c)
+    optimizer.step(net)
+    return {"value": value_loss, "policy": policy_loss / share}
 
 
 def build_examples(labels: dict, temperature: float = 50.0) -> Examples:
@@ -110,72 +161,103 @@ def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int 
                      epochs: int = 4, batch_size: int = 256, lr: float = 2e-3,
                      lr_decay: float = 0.6, temperature: float = 50.0, c: float = 1e-4,
                      save_every: int = 50_000, held_out: int = 5000, seed: int = 0,
-                     progress=print):
+                     value_data=DEFAULT_DATASET, init=None, progress=print):
     """Train (or continue training) the side-to-move policy-value network on the labels.
 
-    Epoch e uses the step ``lr * lr_decay**e`` and the positions labelled when it began;
-    the network is saved every ``save_every`` positions, so a stopped run loses little.
+    An epoch passes once over the policy-labelled training positions, each batch half
+    of them and half value-only positions of ``value_data`` (None: policy labels only).
+    Epoch e uses the step ``lr * lr_decay**e`` and the labels there were when it began;
+    the network is saved every ``save_every`` policy positions, so a stopped run loses
+    little. ``init``: a network file to start from instead of random weights.
     """
     out = Path(out)
     if out.exists():
         net = load_policy_value(out)
         notes = dict(net.training_notes)
     else:
-        net = PolicyValueNet(channels, blocks, seed=seed, planes="mover",
-                             name="supervised policy-value net")
-        notes = {"epoch": 0, "position": 0, "history": []}
+        net = (load_policy_value(init) if init else
+               PolicyValueNet(channels, blocks, seed=seed, planes="mover",
+                              name="supervised policy-value net"))
+        notes = {"epoch": 0, "position": 0, "history": [], "init": str(init) if init else None}
+    if net.planes != "mover":
+        raise ValueError(f"{out if out.exists() else init} reads planes9; supervised training "
+                         f"needs a side-to-move (planes='mover') network")
+    values = _value_examples(value_data, labels) if value_data else None
     cache = {}
     while notes["epoch"] < epochs:
         labels_now = load_policy_labels(labels)
         n_labels = notes.get("epoch_labels") if notes["position"] else len(labels_now["fen"])
-        key = n_labels
-        if key not in cache:
+        if n_labels not in cache:
             cache.clear()
-            cache[key] = build_examples({k: v[:n_labels] for k, v in labels_now.items()},
-                                        temperature)
-        ex = cache[key]
+            cache[n_labels] = build_examples({k: v[:n_labels] for k, v in labels_now.items()},
+                                             temperature)
+        ex = cache[n_labels]
         test = held_out_mask(ex.game_id)
-        train_rows = np.flatnonzero(~test)
-        test_rows = np.flatnonzero(test)[:held_out]
-        order = np.random.default_rng(seed + notes["epoch"]).permutation(train_rows)
-        optimizer = Adam(lr * lr_decay ** notes["epoch"])
+        train_rows, test_rows = np.flatnonzero(~test), np.flatnonzero(test)[:held_out]
+        rng = np.random.default_rng(seed + notes["epoch"])
+        order = rng.permutation(train_rows)
+        half = batch_size // 2 if values is not None else batch_size
+        if values is not None:
+            value_rows = np.flatnonzero(~held_out_mask(values.game_id))
+            value_order = len(ex) + rng.permutation(value_rows)   # rows of the joined set
+            both = join_examples(ex, values)
+        else:
+            both = ex
+        step = lr * lr_decay ** notes["epoch"]
+        optimizer = Adam(step)
         net.train()
         sums, count, t0 = {"value": 0.0, "policy": 0.0}, 0, time.perf_counter()
-        position = notes["position"]
-        for start in range(position, len(order), batch_size):
-            rows = order[start:start + batch_size]
+        for start in range(notes["position"], len(order), half):
+            rows = order[start:start + half]
             if len(rows) < 2:
                 break
-            x, pi, mask, z = ex.batch(rows)
-            _, parts = policy_value_loss(net, x, pi, z, mask, c)
-            optimizer.step(net)
-            sums["value"] += parts["value"] * len(rows)
-            sums["policy"] += parts["policy"] * len(rows)
-            count += len(rows)
-            done = start + len(rows)
+            if values is not None:
+                rows = np.concatenate([rows, value_order[np.arange(start, start + half)
+                                                         % len(value_order)]])
+            parts = train_step(net, optimizer, both, rows, c)
+            sums["value"] += parts["value"]
+            sums["policy"] += parts["policy"]
+            count += 1
+            done = min(start + half, len(order))
             if done // save_every != start // save_every or done >= len(order):
                 notes.update(position=done, epoch_labels=n_labels)
-                _save(net, out, notes, channels, temperature)
-                rate = count / (time.perf_counter() - t0)
-                progress(f"epoch {notes['epoch'] + 1}: {done}/{len(order)} positions, "
+                _save(net, out, notes, temperature)
+                rate = count * len(rows) / (time.perf_counter() - t0)
+                progress(f"epoch {notes['epoch'] + 1}: {done}/{len(order)} policy positions, "
                          f"policy {sums['policy'] / count:.3f}, value {sums['value'] / count:.3f}, "
                          f"{rate:.0f} positions/s")
         net.eval()
         scores = measure(net, ex, test_rows)
-        notes["history"].append({"epoch": notes["epoch"] + 1, "lr": lr * lr_decay ** notes["epoch"],
-                                 "train_positions": len(train_rows),
+        if values is not None:
+            held = np.flatnonzero(held_out_mask(values.game_id))[:held_out]
+            scores["value_mse_all"] = measure(net, values, held)["value_mse"]
+        notes["history"].append({"epoch": notes["epoch"] + 1, "lr": step,
+                                 "policy_positions": len(train_rows),
+                                 "value_positions": len(train_rows) + (
+                                     len(value_rows) if values is not None else 0),
                                  "held_out_positions": len(test_rows),
                                  "train_policy": sums["policy"] / max(count, 1),
                                  "train_value": sums["value"] / max(count, 1), **scores})
         notes.update(epoch=notes["epoch"] + 1, position=0)
         notes.pop("epoch_labels", None)
-        _save(net, out, notes, channels, temperature)
+        _save(net, out, notes, temperature)
         progress(f"epoch {notes['epoch']} done: held-out top-1 {scores['top1']:.3f}, policy "
                  f"cross-entropy {scores['policy_ce']:.3f}, value mse {scores['value_mse']:.3f}")
     return net
 
 
-def _save(net, out, notes, channels, temperature):
+def _value_examples(path, labels) -> Examples:
+    """Value-only examples of the dataset at ``path``, without the positions that already
+    have a policy label (a position labelled later may be in both: harmless)."""
+    dataset = load_dataset(path)
+    try:
+        labelled = set(load_policy_labels(labels)["fen"].tolist())
+    except FileNotFoundError:
+        labelled = set()
+    return value_examples(dataset, skip=labelled)
+
+
+def _save(net, out, notes, temperature):
     save_policy_value(net, out, **{**notes, "targets": f"Stockfish multipv, softmax at "
                                    f"{temperature} cp; value (wins - losses) / 1000",
                                    "planes": net.planes})
