@@ -37,10 +37,14 @@ def _reference_functions():
     from chesslab.matches.rating import wilson_interval
     from chesslab.search import mcts, teaching
     from chesslab.search.tree import GameTree
+    from chesslab.board.moves import piece_changes
+    from chesslab.evaluators import neural, teaching as evaluator_teaching
     return [encoding.thesis_vector, encoding.planes14, nn.Dense.backward, nn.conv2d_naive,
             nn.MaxPool2D.forward, records.sample_plies, exercises.perft, GameTree._back_up,
             GameTree.alphabeta, teaching.quiesce, wilson_interval, GaussianNB.fit,
-            MaterialEvaluator.evaluate, encoding.move_to_index, mcts.puct_select]
+            MaterialEvaluator.evaluate, encoding.move_to_index, mcts.puct_select,
+            neural.expected_score, neural.target_to_cp, piece_changes,
+            evaluator_teaching.update_accumulator, nn.Residual.forward, nn.BatchNorm.forward]
 
 
 def _body_lines(function):

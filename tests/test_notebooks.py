@@ -74,3 +74,79 @@ def test_each_notebook_ends_with_further_reading(path):
     assert last["cell_type"] == "markdown" and text.startswith("## Further reading")
     assert "seed this notebook follows" in text and "chessprogramming.org/" in text
     assert re.search(r"\(1[89]\d\d|20\d\d\)", text)          # a dated paper or book
+
+
+# ------------------------------------------------------------ numbers from results files
+RESULTS = NOTEBOOKS[0].parent.parent / "data" / "results"
+
+
+def _nnue_vs_pst(doc):
+    """The last nnue@1s match against pst@1s: the shipped network's."""
+    return [m for m in doc["matches"] if (m["a"], m["b"]) == ("nnue@1s", "pst@1s")][-1]["score"]
+
+
+#: Numbers a notebook shows from a shipped results file: (notebook, file in data/results,
+#: key, format). The value is read from the file *now*, formatted, and must appear in the
+#: notebook's stored outputs, so rerunning `python -m chesslab results ...` without
+#: re-executing the notebook fails here. Prose that needs such a number points at the
+#: output instead of typing it. The key is a dotted path, where `name[field=value,...]`
+#: picks the one element of a list whose fields have those values; or a function of the
+#: parsed file. To cover a new number, add a row.
+RESULT_NUMBERS = [
+    *[("05_training_ann_vs_cnn", "evaluators.json",
+       f"rows[evaluator={name}].search_depth1.all.{metric}", "{:.3f}")
+      for name in ("ann64", "cnn64", "ann", "cnn", "pst")
+      for metric in ("mae_cp", "correlation", "sign_accuracy")],
+    ("05_training_ann_vs_cnn", "evaluators.json", "rows[evaluator=nnue].search_depth1.all.mae_cp",
+     "| nnue | {:.0f} |"),
+    ("05_training_ann_vs_cnn", "recipe.json",
+     "rows[net=ann,step=thesis pipeline].search_depth1.all.mae_cp", "MAE {:5.1f}"),
+    ("05_training_ann_vs_cnn", "recipe.json",
+     "rows[net=ann,step=+ every ply (depth 8)].search_depth1.all.mae_cp", "MAE {:5.1f}"),
+    ("05_training_ann_vs_cnn", "matches.json", _nnue_vs_pst, "score {:.3f}"),
+]
+
+
+def results_value(doc, key):
+    """The value at ``key`` (see ``RESULT_NUMBERS``) of a parsed results file."""
+    if callable(key):
+        return key(doc)
+    for part in re.findall(r"[^.\[\]]+(?:\[[^\]]*\])?", key):
+        name, _, selector = part.partition("[")
+        doc = doc[name]
+        if selector:
+            wanted = dict(pair.split("=", 1) for pair in selector.rstrip("]").split(","))
+            [doc] = [item for item in doc
+                     if all(str(item.get(k)) == v for k, v in wanted.items())]
+    return doc
+
+
+def stored_output_text(nb) -> str:
+    """Everything a notebook's code cells printed or displayed as text."""
+    texts = []
+    for cell in code_cells(nb):
+        for out in cell.get("outputs", []):
+            texts.append("".join(out.get("text", "")))
+            for mime in ("text/plain", "text/markdown", "text/html"):
+                texts.append("".join(out.get("data", {}).get(mime, "")))
+    return "\n".join(texts)
+
+
+@pytest.mark.parametrize("row", RESULT_NUMBERS,
+                         ids=lambda r: f"{r[0][:2]}-{r[1]}-{getattr(r[2], '__name__', r[2])}")
+def test_numbers_from_results_files_are_the_files_numbers_now(row):
+    notebook, filename, key, fmt = row
+    value = results_value(json.loads((RESULTS / filename).read_text()), key)
+    shown = fmt.format(value)
+    nb = json.loads((NOTEBOOKS[0].parent / f"{notebook}.ipynb").read_text(encoding="utf-8"))
+    assert re.search(rf"(?<![\d.]){re.escape(shown)}(?!\d)", stored_output_text(nb)), (
+        f"{notebook} does not show {shown!r} ({filename}: {key}); re-execute it")
+
+
+def test_the_results_check_sees_a_stale_number():
+    doc = {"rows": [{"evaluator": "nnue", "mae": 87.0}, {"evaluator": "pst", "mae": 90.0}]}
+    assert results_value(doc, "rows[evaluator=nnue].mae") == 87.0
+    stale = {"cells": [{"cell_type": "code", "source": "x", "outputs": [
+        {"output_type": "stream", "text": "| nnue | 97 |"}]}]}
+    assert "| nnue | 87 |" not in stored_output_text(stale)
+    assert "| nnue | 97 |" in stored_output_text(stale)

@@ -28,6 +28,9 @@ from chesslab.search import teaching
 from chesslab.search.tree import GameTree
 from chesslab.board.scores import is_mate_score
 from chesslab.course.checking import CheckResult, close_all, close_arrays, run_cases, seeded_boards
+from chesslab.course.exercises_learning import (check_accumulator_update,  # noqa: F401
+                                                check_material_design, check_residual_forward,
+                                                check_win_probability)
 
 
 def check_thesis_vector(fn, cases: int = 200, seed: int = 0, show=True) -> CheckResult:

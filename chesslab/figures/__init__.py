@@ -1,6 +1,7 @@
 """Every picture of chesslab, one function each, each returning a matplotlib Figure or
 drawing on the axes it is given:
 
+* ``backprop``: one neuron's computation graph, values forward and gradients back;
 * ``board``: 8x8 arrays as heat maps, positions as small boards;
 * ``encoding``: the thesis's 64 numbers, the 14 and 9 planes, the piece table, the policy;
 * ``networks``: the CNN diagram, model-file listings, training curves, the recipe;
@@ -11,6 +12,7 @@ drawing on the axes it is given:
 Everything is importable from here (``from chesslab import figures``;
 ``figures.planes14_figure(board)``).
 """
+from chesslab.figures.backprop import backprop_graph_figure, backprop_values
 from chesslab.figures.board import (EXAMPLE_LINE, FILES, RANKS, draw_board, draw_board_array,
                                     example_position)
 from chesslab.figures.encoding import (PIECE_NAMES, PLANE9_TITLES, PLANE14_TITLES,
@@ -26,6 +28,7 @@ from chesslab.figures.search import (MCTS_STEPS, draw_fragment, game_tree_figure
                                      mcts_steps_figure, plot_curve, plot_search, search_svg)
 
 __all__ = [
+    "backprop_graph_figure", "backprop_values",
     "EXAMPLE_LINE", "FILES", "RANKS", "draw_board", "draw_board_array", "example_position",
     "PIECE_NAMES", "PLANE9_TITLES", "PLANE14_TITLES", "piece_table_figure", "planes9_figure",
     "planes14_figure", "planes_figure", "policy_figure", "thesis_vector_figure",
