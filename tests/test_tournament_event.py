@@ -226,4 +226,8 @@ def test_one_ladder_for_every_player_holds_each_stockfish_anchor_at_its_elo(tmp_
     low, high = players["random"][INTERVAL_KEY]
     assert 0.0 <= low <= players["random"]["score"] <= high <= 1.0
     assert data["seconds_per_move"] == 0.02 and path.exists()
+    assert sum(sum(wdl) for wdl in data["pairs"].values()) == (15 - 1) * 2   # 6 players
+    assert players["stockfish:1600@0.02s"]["elo95"] == [1600.0, 1600.0]
+    e_low, e_high = players["material@0.02s"]["elo95"]
+    assert e_low < players["material@0.02s"]["elo"] < e_high
     assert not Path(f"{path}.games.jsonl").exists()

@@ -75,8 +75,10 @@ def _results_every_ladder(args):
                                     not args.quiet, args.command_line)
     for row in data["standings"]:
         low, high = row[INTERVAL_KEY]
+        e_low, e_high = row["elo95"]
+        band = "" if e_low is None else f" ({e_low:.0f} to {e_high:.0f})"
         print(f"{row['player']:22s} {row['points']:>5g}/{row['games']:<3d} "
-              f"score {row['score']:.2f} ({low:.2f}-{high:.2f})  Elo {row['elo']:.0f}")
+              f"score {row['score']:.2f} ({low:.2f}-{high:.2f})  Elo {row['elo']:.0f}{band}")
     print(f"written to {out}")
 
 

@@ -9,7 +9,9 @@ this time control on this machine.
 """
 from __future__ import annotations
 
-from chesslab.base.files import RESULTS_DIR
+import math
+
+from chesslab.base.files import RESULTS_DIR, write_json_atomic
 from chesslab.evaluators.registry import EVALUATORS
 from chesslab.matches.event import rate_ladder
 from chesslab.matches.players import is_available
@@ -42,5 +44,31 @@ def rate_every_player(seconds: float = 0.2, games: int = 4, anchor_elos=ANCHOR_E
     """Play the round robin (anchors do not meet each other), rate, store in ``path``.
     Resumable: the games played so far are kept beside ``path`` until it is written."""
     players, anchors = ladder_specs(seconds, anchor_elos, evaluators)
-    return rate_ladder(players, games, workers, seed, max_plies, path, progress, command,
+    data = rate_ladder(players, games, workers, seed, max_plies, path, progress, command,
                        anchors=anchors, extra={"seconds_per_move": seconds})
+    for row in data["standings"]:
+        row["elo95"] = elo_interval(row["player"], data["ratings"], data["pairs"],
+                                    anchors)
+    write_json_atomic(path, data, indent=1)
+    return data
+
+
+def elo_interval(player, ratings: dict, pairs: dict, anchors=(), z: float = 1.96):
+    """A 95% interval of one rating, the others held at theirs: the rating's standard
+    error is the inverse square root of the information its games carry,
+    ``sum n p (1 - p)`` over its opponents (p: its expected score), in Elo units.
+    An anchor's interval is its rating."""
+    if player in anchors:
+        return [ratings[player], ratings[player]]
+    information = 0.0
+    for key, (w, d, l) in pairs.items():
+        a, b = key.split(" vs ")
+        if player not in (a, b):
+            continue
+        other = b if player == a else a
+        p = 1 / (1 + 10 ** ((ratings[other] - ratings[player]) / 400))
+        information += (w + d + l) * p * (1 - p)
+    if information <= 0:
+        return [None, None]
+    se = 400 / math.log(10) / math.sqrt(information)
+    return [round(ratings[player] - z * se, 1), round(ratings[player] + z * se, 1)]

@@ -298,10 +298,16 @@ def rate_ladder(ladder=LADDER, games: int = 10, workers=1, seed: int = 0,
     checkpoint = Path(f"{path}.games.jsonl")
     records = _play(jobs, workers, checkpoint, progress, "ladder")
     rows = _standings(records, [], specs, anchors)
+    pairs = {}
+    for r in records:                   # per pair, from the first-named player's side
+        a, b = sorted((r["white"], r["black"]), key=specs.index)
+        got = points(r["result"], chess.WHITE if r["white"] == a else chess.BLACK)
+        wdl = pairs.setdefault(f"{a} vs {b}", [0, 0, 0])
+        wdl[0 if got == 1 else 1 if got == 0.5 else 2] += 1
     held = ", ".join(f"{a} at {e:g}" for a, e in anchors.items())
     data = {"what": f"Elo from a round robin of {games} games a pair, {held}",
             "ratings": {r["player"]: r["elo"] for r in rows}, "standings": rows,
-            "anchors": anchors, "games_per_pair": games, "max_plies": max_plies,
+            "pairs": pairs, "anchors": anchors, "games_per_pair": games, "max_plies": max_plies,
             "seed": seed, **(extra or {}), "command": command}
     write_json_atomic(path, data, indent=1)
     checkpoint.unlink(missing_ok=True)
