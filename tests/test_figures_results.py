@@ -1,6 +1,7 @@
 """figures.results: pictures of measured results, from data or from a results folder."""
 import json
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
@@ -60,3 +61,22 @@ def test_standings_figure_writes_score_interval_and_faults():
     texts = [t.get_text() for t in ax.texts]
     assert "3.5/4 = 0.88 (0.50-0.98)" in texts
     assert "0.5/4 = 0.12 (0.02-0.50), 2 faults" in texts
+
+
+def test_ladder_figure_puts_each_player_at_its_elo_and_anchors_as_diamonds():
+    from chesslab.figures import ladder_figure
+    data = {"anchors": {"stockfish:1350@0.2s": 1350.0}, "games_per_pair": 4,
+            "seconds_per_move": 0.2,
+            "standings": [{"player": "pst@0.2s", "elo": 1500.0, "elo95": [1400.0, 1600.0]},
+                          {"player": "stockfish:1350@0.2s", "elo": 1350.0,
+                           "elo95": [1350.0, 1350.0]},
+                          {"player": "random", "elo": 600.0, "elo95": [None, None]}]}
+    fig = ladder_figure(data)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "random", "stockfish:1350@0.2s (anchor)", "pst@0.2s"]
+    dots = {tuple(line.get_xydata()[0]): line.get_marker() for line in ax.lines
+            if len(line.get_xydata()) == 1}
+    assert dots[(600.0, 0.0)] == "o" and dots[(1350.0, 1.0)] == "D" and dots[(1500.0, 2.0)] == "o"
+    assert any(list(line.get_xdata()) == [1400.0, 1600.0] for line in ax.lines)
+    plt.close(fig)

@@ -22,7 +22,8 @@ from chesslab.figures.gallery import figure_registry, make_figures, save_figure
 from chesslab.figures.training import (cnn_structure_figure, model_listing, network_boxes,
                                        plot_history, plot_recipe, residual_block_figure,
                                        saved_model_figure, training_curves_figure)
-from chesslab.figures.results import (accuracy_table_figure, depth_cost_figure, plot_results,
+from chesslab.figures.results import (accuracy_table_figure, depth_cost_figure, ladder_figure,
+                                      plot_results,
                                       read_results, standings_figure, tournament_figure)
 from chesslab.figures.search import (MCTS_STEPS, draw_fragment, game_tree_figure,
                                      mcts_steps_figure, plot_curve, plot_search, search_svg)
@@ -35,7 +36,7 @@ __all__ = [
     "figure_registry", "make_figures", "save_figure",
     "cnn_structure_figure", "model_listing", "network_boxes", "plot_history", "plot_recipe",
     "residual_block_figure", "saved_model_figure", "training_curves_figure",
-    "accuracy_table_figure", "depth_cost_figure", "plot_results", "read_results",
+    "accuracy_table_figure", "depth_cost_figure", "ladder_figure", "plot_results", "read_results",
     "standings_figure", "tournament_figure",
     "MCTS_STEPS", "draw_fragment", "game_tree_figure", "mcts_steps_figure", "plot_curve",
     "plot_search", "search_svg",

@@ -197,3 +197,32 @@ def standings_figure(standings, ax=None, title="Standings"):
         ax.set_xlabel(label, fontsize=8)
     ax.set_title(title)
     return ax.figure
+
+
+def ladder_figure(data=None, ax=None):
+    """Every player on one Elo scale (``python -m chesslab results ladder``): a dot per
+    player with its 95% interval, Stockfish's anchors as diamonds at their UCI_Elo."""
+    if data is None:
+        data = read_results("ladder", "python -m chesslab results ladder")
+    rows = sorted(data["standings"], key=lambda r: r["elo"])
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 1.0 + 0.38 * len(rows)), layout="constrained")
+    anchors = data.get("anchors", {})
+    for y, r in enumerate(rows):
+        anchor = r["player"] in anchors
+        low, high = r.get("elo95", [None, None])
+        if low is not None and not anchor:
+            ax.plot([low, high], [y, y], color="#2980b9", linewidth=2, alpha=0.6)
+        ax.plot(r["elo"], y, "D" if anchor else "o", color="0.35" if anchor else "#2980b9",
+                markersize=7)
+        ax.text(r["elo"], y + 0.22, f"{r['elo']:.0f}", ha="center", fontsize=7)
+    ax.set_yticks(range(len(rows)), [r["player"] + (" (anchor)" if r["player"] in anchors
+                                                    else "") for r in rows])
+    for elo in anchors.values():
+        ax.axvline(elo, color="0.8", linewidth=0.8, zorder=0)
+    seconds = data.get("seconds_per_move")
+    ax.set_xlabel(f"Elo on Stockfish's UCI_Elo scale"
+                  + (f", {seconds:g} s a move" if seconds else "")
+                  + f"; {data['games_per_pair']} games a pair; lines: 95% intervals")
+    ax.set_title("One ladder for every player")
+    return ax.figure
