@@ -153,6 +153,10 @@ def test_results_mcts_matches_records_each_pairing_once(tmp_path, capsys):
     write_json_atomic(out, {"matches": [old]})
     assert main(argv) == 0 and "already in" in capsys.readouterr().out
     assert MatchResult.from_record(old).summary() == entry["summary"]
+    # --describe notes what the network is, beside its results
+    assert main(argv + ["--describe", "the shipped net"]) == 0
+    doc = read_json(out)
+    assert doc["networks"] == {entry["network"]: "the shipped net"} and len(doc["matches"]) == 1
 
 
 def test_results_mcts_head_to_head(tmp_path, monkeypatch):

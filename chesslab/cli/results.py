@@ -126,7 +126,7 @@ def _results_bayes_matches(args):
 def _results_mcts_matches(args):
     out = _results_out(args, "mcts_matches")
     matches.mcts_matches(args.player, args.opponents, args.games, args.max_plies, args.seed,
-                         args.network, args.workers, out)
+                         args.network, args.workers, out, describe=args.describe)
     print(f"written to {out}")
 
 
@@ -256,6 +256,7 @@ def add_results(sub):
     q.add_argument("--max-plies", **max_plies)
     q.add_argument("--seed", type=int)
     q.add_argument("--network", help="policy-value network file (default: the shipped one)")
+    q.add_argument("--describe", help="how the network was made, stored beside its results")
     workers_args(q, 1, "pairings played at once")
     q.add_argument("--out", help="default: data/results/mcts_matches.json")
     opponents_args(q, matches.mcts_matches)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import chess
 
-from chesslab.base.files import file_tag, read_json
+from chesslab.base.files import file_tag, read_json, write_json_atomic
 from chesslab.base.parallel import parallel_map, resumable_map
 from chesslab.board.game import play_game
 from chesslab.board.rules import points
@@ -214,16 +214,21 @@ MCTS_MATCH_KEY = ("a", "b", "games", "max_plies", "network")
 
 def mcts_matches(player: str = "mcts:300", opponents=("random", "material:2", "pst:3"),
                  games: int = 20, max_plies: int = 200, seed: int = 0, network=None,
-                 workers: int = 1, path=None, progress=True) -> list:
+                 workers: int = 1, path=None, progress=True, describe: str | None = None) -> list:
     """``games`` games of the MCTS player (with ``network``, default the shipped one)
     against each opponent (``arena.match``: colours alternate, each opening from both
     sides). Each pairing is recorded in ``path`` (default mcts_matches.json) under the
     SHA-256 of the network as soon as it is played; a pairing already there is skipped,
-    so a stopped run resumes and a retrained network starts a fresh table."""
+    so a stopped run resumes and a retrained network starts a fresh table. ``describe``
+    notes what the network is (how it was trained) under "networks"."""
     if not player.startswith("mcts"):
         raise ValueError(f"the player must be an MCTS spec such as mcts:300, not {player!r}")
     path = Path(path or result_path("mcts_matches"))
     tag = file_tag(network or DEFAULT_MODEL, 16)
+    if describe:                 # what the network is, kept beside its results
+        doc = read_json(path, "results file") if path.exists() else {"matches": []}
+        doc.setdefault("networks", {})[tag] = describe
+        write_json_atomic(path, doc, indent=1)
     played = read_json(path, "results file")["matches"] if path.exists() else []
     done = {tuple(read_record(m).get(k) for k in MCTS_MATCH_KEY) for m in played}
     jobs = [(player, opponent, games, max_plies, seed, network and str(network), tag)
