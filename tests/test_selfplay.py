@@ -159,3 +159,12 @@ def test_settings_are_one_dataclass_that_refuses_what_cannot_run(tmp_path):
         check_settings("full", gamez=3)
     with pytest.raises(ValueError, match="only apply to the full game"):
         check_settings("endgame", anchor=10)
+
+
+def test_a_copied_network_keeps_its_input_encoding_and_answers():
+    from chesslab.training.selfplay import _copy_net
+    net = PolicyValueNet(8, 1, policy_k=8, seed=5, planes="mover").eval()
+    twin = _copy_net(net)
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 3 3")
+    assert twin.planes == "mover"
+    np.testing.assert_allclose(twin.policy(board)[1], net.policy(board)[1], rtol=1e-6)
