@@ -13,7 +13,6 @@ import copy
 import math
 import random
 
-import chess
 import numpy as np
 
 from chesslab.board.rules import result_for
