@@ -351,3 +351,7 @@ def check_puct_select(fn, cases: int = 200, seed: int = 9, show=True) -> CheckRe
             f"you pick {mine}, PUCT picks {want} (c_puct {c}, {len(q)} moves, "
             f"{int(n.sum())} visits so far)")
     return run_cases("puct_select", [case(i) for i in range(cases)], compare, show)
+from chesslab.course.exercises_search import (check_alphazero_loss, check_beats_material,  # noqa: E402,F401
+                                              check_elo_difference, check_gate, check_mcts_backup,
+                                              check_mvv_lva, check_nb_features, check_standardise,
+                                              check_value_targets)

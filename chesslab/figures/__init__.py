@@ -7,6 +7,8 @@ drawing on the axes it is given:
 * ``networks``: the CNN diagram, model-file listings, training curves, the recipe;
 * ``search``: the thesis game tree, MCTS visits and values, the self-play curve;
 * ``results``: cost vs depth, the round robin, the accuracy table, match bars;
+* ``diagrams``: alpha-beta's windows, the Elo scale, the policy-value network, the
+  AlphaZero loop;
 * ``gallery``: the registry behind ``python -m chesslab figures`` and figures/.
 
 Everything is importable from here (``from chesslab import figures``;
@@ -18,6 +20,8 @@ from chesslab.figures.board import (EXAMPLE_LINE, FILES, RANKS, draw_board, draw
 from chesslab.figures.encoding import (PIECE_NAMES, PLANE9_TITLES, PLANE14_TITLES,
                                        piece_table_figure, planes9_figure, planes14_figure,
                                        planes_figure, policy_figure, thesis_vector_figure)
+from chesslab.figures.diagrams import (EXAMPLE_TREE, alphabeta_windows_figure,
+                                       alphazero_loop_figure, elo_figure, network_figure)
 from chesslab.figures.gallery import figure_registry, make_figures, save_figure
 from chesslab.figures.training import (cnn_structure_figure, model_listing, network_boxes,
                                        plot_history, plot_recipe, residual_block_figure,
@@ -33,6 +37,8 @@ __all__ = [
     "EXAMPLE_LINE", "FILES", "RANKS", "draw_board", "draw_board_array", "example_position",
     "PIECE_NAMES", "PLANE9_TITLES", "PLANE14_TITLES", "piece_table_figure", "planes9_figure",
     "planes14_figure", "planes_figure", "policy_figure", "thesis_vector_figure",
+    "EXAMPLE_TREE", "alphabeta_windows_figure", "alphazero_loop_figure", "elo_figure",
+    "network_figure",
     "figure_registry", "make_figures", "save_figure",
     "cnn_structure_figure", "model_listing", "network_boxes", "plot_history", "plot_recipe",
     "residual_block_figure", "saved_model_figure", "training_curves_figure",

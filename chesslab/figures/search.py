@@ -45,6 +45,8 @@ def draw_fragment(tree: GameTree, levels: int = 2, width: int = 3, ax=None,
         draw_board(ax, node.board, cx - board_size / 2, cy, board_size, points_per_unit,
                    alpha=1.0 if node.visited else 0.25)
         label = format_score(node.value, unit="cp") if node.visited else "pruned"
+        if node.visited and getattr(node, "bound", "exact") != "exact":
+            label = ("≤ " if node.bound == "upper" else "≥ ") + label
         ax.text(cx, cy - 0.08, label, ha="center", va="top",
                 fontsize=9, fontweight="bold" if on_path else "normal",
                 color="#c0392b" if on_path else ("black" if node.visited else "#999999"))

@@ -114,3 +114,33 @@ def backup(path, value: float) -> None:
         value = -value                       # now: for the player who chose move a
         node.N[a] += 1
         node.W[a] += value
+
+
+def alphabeta_trace(tree, alpha: float = -math.inf, beta: float = math.inf,
+                    maximise: bool = True, path: tuple = ()) -> list[dict]:
+    """Alpha-beta on a textbook tree of nested lists (a number is a leaf, the root
+    maximises), node by node: each visited node's ``path`` (child indices from the
+    root), the window ``(alpha, beta)`` it was entered with, its ``value`` and whether
+    that value is ``exact`` or an ``upper`` / ``lower`` bound. Children never visited
+    are left out. The first entry is the node itself (its value filled in on return).
+    """
+    entry = {"path": path, "window": (alpha, beta), "max": maximise}
+    if not isinstance(tree, (list, tuple)):
+        entry.update(value=tree, bound="exact")
+        return [entry]
+    trace, low = [entry], alpha
+    best = -math.inf if maximise else math.inf
+    for i, child in enumerate(tree):
+        below = alphabeta_trace(child, alpha, beta, not maximise, path + (i,))
+        trace += below
+        value = below[0]["value"]
+        if maximise:
+            best, alpha = max(best, value), max(alpha, value)
+        else:
+            best, beta = min(best, value), min(beta, value)
+        if alpha >= beta:
+            break
+    high = entry["window"][1]
+    entry.update(value=best, bound="upper" if best <= low else
+                 "lower" if best >= high else "exact")
+    return trace

@@ -28,7 +28,7 @@ class TreeNode:
     """One position of the tree."""
 
     __slots__ = ("board", "move", "san", "evaluation", "value", "children", "ply",
-                 "visited")
+                 "visited", "bound")
 
     def __init__(self, board: chess.Board, move=None, san=None, ply=0):
         self.board = board          # a private copy (no move stack)
@@ -39,6 +39,7 @@ class TreeNode:
         self.children = []
         self.ply = ply              # distance from the root the tree was built from
         self.visited = True         # False: alpha-beta never looked at this node
+        self.bound = "exact"        # after alpha-beta: "exact", "upper" (<=) or "lower" (>=)
 
     def size(self) -> int:
         """Nodes in this subtree, this one included."""
@@ -105,6 +106,8 @@ class GameTree:
     # ------------------------------------------------------------ deciding
     def minimax(self):
         """(move, path): the move to play and the chosen path of nodes (root first)."""
+        for node in self.nodes():
+            node.bound = "exact"              # minimax's values are all exact
         self._back_up(self.root)
         path = [self.root]
         while path[-1].children:
@@ -134,10 +137,11 @@ class GameTree:
                 mark(child, False)
 
         def visit(node, alpha, beta):
-            node.visited = True
+            node.visited, node.bound = True, "exact"
             if not node.children:
                 node.value = node.evaluation
                 return node.value
+            entry = (alpha, beta)
             white = node.board.turn == chess.WHITE
             best = -math.inf if white else math.inf
             for child in node.children:
@@ -149,6 +153,9 @@ class GameTree:
                 if alpha >= beta:
                     break  # the opponent already has something better: skip the rest
             node.value = best
+            # outside the window it was entered with, the value is only a bound
+            node.bound = ("upper" if best <= entry[0] else
+                          "lower" if best >= entry[1] else "exact")
             return best
 
         mark(self.root, True)
