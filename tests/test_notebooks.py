@@ -104,6 +104,15 @@ RESULT_NUMBERS = [
     ("05_training_ann_vs_cnn", "recipe.json",
      "rows[net=ann,step=+ every ply (depth 8)].search_depth1.all.mae_cp", "MAE {:5.1f}"),
     ("05_training_ann_vs_cnn", "matches.json", _nnue_vs_pst, "score {:.3f}"),
+    ("08_matches", "tournament.json", "what", "{}"),
+    ("08_matches", "tournament.json", "date", "{}"),
+    ("13_capstone", "tournament.json", "what", "{}"),
+    *[("13_capstone", "evaluators.json", f"rows[evaluator={name}].search_depth1.all.mae_cp",
+       "{:5.0f} cp") for name in ("material", "pst", "nnue", "ann", "cnn")],
+    *[("10_naive_bayes", "bayes_matches.json", f"matches.{opponent}.summary.score", "{:.3f}")
+      for opponent in ("random", "material:3", "pst:3")],
+    *[("12_alphazero_loop", "mcts_head_to_head.json", f"matches[after_iterations={n}].score",
+       "{:.3f}") for n in (3,)],
 ]
 
 
