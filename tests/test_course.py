@@ -34,7 +34,10 @@ def _reference_functions():
     from chesslab.datasets import records
     from chesslab.evaluators.bayes import GaussianNB
     from chesslab.evaluators.handwritten import MaterialEvaluator
-    from chesslab.matches.rating import wilson_interval
+    from chesslab.course import exercises_search
+    from chesslab.evaluators.features import StandardScaler
+    from chesslab.evaluators.policy_value import policy_value_loss
+    from chesslab.matches.rating import elo_difference, wilson_interval
     from chesslab.search import mcts, teaching
     from chesslab.search.tree import GameTree
     from chesslab.board.moves import piece_changes
@@ -44,7 +47,9 @@ def _reference_functions():
             GameTree.alphabeta, teaching.quiesce, wilson_interval, GaussianNB.fit,
             MaterialEvaluator.evaluate, encoding.move_to_index, mcts.puct_select,
             neural.expected_score, neural.target_to_cp, piece_changes,
-            evaluator_teaching.update_accumulator, nn.Residual.forward, nn.BatchNorm.forward]
+            evaluator_teaching.update_accumulator, nn.Residual.forward, nn.BatchNorm.forward,
+            teaching.backup, policy_value_loss, elo_difference, exercises_search.mvv_lva_order,
+            StandardScaler.fit]
 
 
 def _body_lines(function):
