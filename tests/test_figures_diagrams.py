@@ -59,3 +59,24 @@ def test_draw_fragment_labels_a_bound():
     tree.minimax()
     assert nb5.bound == "exact"
     plt.close("all")
+
+
+def test_the_compute_gap_draws_both_bars_of_each_quantity_and_their_ratio():
+    from chesslab.figures import ALPHAZERO_CHESS, compute_gap_figure
+    ours = {"self-play games": 1200, "training positions": 1e6, "network weights": 2e5,
+            "positions searched per second": 800}
+    fig = compute_gap_figure(ours)
+    ax = fig.axes[0]
+    widths = sorted(round(p.get_width()) for p in ax.patches)
+    assert widths == sorted([round(v) for v in ALPHAZERO_CHESS.values()] + [round(v) for v in ours.values()])
+    texts = [t.get_text() for t in ax.texts]
+    assert f"1,200  (1/{ALPHAZERO_CHESS['self-play games'] / 1200:,.0f})" in texts
+    plt.close(fig)
+
+
+def test_the_network_picture_reads_a_side_to_move_network_too():
+    from chesslab.evaluators.policy_value import PolicyValueNet
+    from chesslab.figures import network_figure
+    fig = network_figure(PolicyValueNet(8, 1, policy_k=8, planes="mover"))
+    assert any("16" in t.get_text() for t in fig.axes[0].texts)
+    plt.close(fig)

@@ -20,8 +20,9 @@ from chesslab.figures.board import (EXAMPLE_LINE, FILES, RANKS, draw_board, draw
 from chesslab.figures.encoding import (PIECE_NAMES, PLANE9_TITLES, PLANE14_TITLES,
                                        piece_table_figure, planes9_figure, planes14_figure,
                                        planes_figure, policy_figure, thesis_vector_figure)
-from chesslab.figures.diagrams import (EXAMPLE_TREE, alphabeta_windows_figure,
-                                       alphazero_loop_figure, elo_figure, network_figure)
+from chesslab.figures.diagrams import (ALPHAZERO_CHESS, EXAMPLE_TREE, alphabeta_windows_figure,
+                                       alphazero_loop_figure, compute_gap_figure, elo_figure,
+                                       network_figure)
 from chesslab.figures.gallery import figure_registry, make_figures, save_figure
 from chesslab.figures.training import (cnn_structure_figure, model_listing, network_boxes,
                                        plot_history, plot_recipe, residual_block_figure,
@@ -37,7 +38,8 @@ __all__ = [
     "EXAMPLE_LINE", "FILES", "RANKS", "draw_board", "draw_board_array", "example_position",
     "PIECE_NAMES", "PLANE9_TITLES", "PLANE14_TITLES", "piece_table_figure", "planes9_figure",
     "planes14_figure", "planes_figure", "policy_figure", "thesis_vector_figure",
-    "EXAMPLE_TREE", "alphabeta_windows_figure", "alphazero_loop_figure", "elo_figure",
+    "EXAMPLE_TREE", "ALPHAZERO_CHESS", "alphabeta_windows_figure", "alphazero_loop_figure",
+    "compute_gap_figure", "elo_figure",
     "network_figure",
     "figure_registry", "make_figures", "save_figure",
     "cnn_structure_figure", "model_listing", "network_boxes", "plot_history", "plot_recipe",

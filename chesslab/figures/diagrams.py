@@ -131,7 +131,8 @@ def network_figure(net, ax=None):
     heads), each layer with the shape it outputs, read from the network itself by one
     forward pass on the starting position (in inference mode; the network is left as
     it was)."""
-    x = planes9_batch([chess.Board()]).astype(net.dtype)
+    x = (net.encode([chess.Board()]) if hasattr(net, "encode")
+         else planes9_batch([chess.Board()])).astype(net.dtype)
     input_shape = x.shape[1:]
     was = net.training
     net.eval()
@@ -234,4 +235,34 @@ def alphazero_loop_figure(gate=0.55, ax=None):
     ax.set_ylim(-1.7, 1.7)
     ax.axis("off")
     ax.set_title("One AlphaZero iteration", fontsize=10)
+    return ax.figure
+
+
+#: AlphaZero's chess run as its papers report it (Silver et al., 2017 preprint and 2018
+#: Science paper): self-play games, positions sampled for training (700,000 steps of
+#: 4,096), weights (19 residual blocks of 256 filters, roughly) and positions searched
+#: per second in play (on 4 TPUs).
+ALPHAZERO_CHESS = {"self-play games": 44e6, "training positions": 700_000 * 4096,
+                   "network weights": 2.4e7, "positions searched per second": 8e4}
+
+
+def compute_gap_figure(ours: dict, theirs=ALPHAZERO_CHESS, ax=None):
+    """What separates a laptop's AlphaZero from the paper's: each quantity of ``theirs``
+    beside ``ours`` (same keys; 0 or missing: none) on a log scale, with the ratio."""
+    keys = list(theirs)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 0.9 + 0.7 * len(keys)), layout="constrained")
+    y = np.arange(len(keys))[::-1]
+    mine = [max(float(ours.get(k) or 0), 1.0) for k in keys]
+    ax.barh(y + 0.18, [theirs[k] for k in keys], height=0.34, color="0.6", label="AlphaZero")
+    ax.barh(y - 0.18, mine, height=0.34, color="#2980b9", label="chesslab, this laptop")
+    ax.set_xscale("log")
+    ax.set_yticks(y, keys)
+    for yi, k, m in zip(y, keys, mine):
+        ax.text(theirs[k] * 1.3, yi + 0.18, f"{theirs[k]:.3g}", va="center", fontsize=8)
+        words = f"{ours.get(k) or 0:,.4g}" + (f"  (1/{theirs[k] / m:,.0f})" if ours.get(k) else "")
+        ax.text(m * 1.3, yi - 0.18, words, va="center", fontsize=8)
+    ax.set_xlim(1, max(theirs.values()) * 200)
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title("AlphaZero's chess run against ours (log scale)")
     return ax.figure
