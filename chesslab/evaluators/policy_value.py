@@ -1,6 +1,7 @@
 """The actor-critic network: one residual trunk, a policy head and a value head.
 
-The actor-critic design reads a position as 9x8x8 planes (``encoding.planes9``) and
+The actor-critic design reads a position as 9x8x8 planes (``encoding.planes9``; the
+shipped network reads ``encoding.mover_planes``, the board from the side to move) and
 answers two questions at once: *which move?* (the policy, 4272 logits, one per move of
 ``encoding.move_to_index``) and *who wins?* (the value, tanh in [-1, 1] for the side to
 move). ``Sequential`` runs layers in a line, so the two heads live in this small class
@@ -35,8 +36,9 @@ ENCODINGS = {
 class MovePolicyHead(Layer):
     """4272 move logits from two 1x1 convolutions: "from" features and "to" features.
 
-    A dense layer from the trunk to 4272 outputs would hold over half a million weights
-    (a 10 MB JSON file). Here every square gets a k-number "from" vector S and a
+    A dense layer from the trunk's feature planes to 4272 outputs would hold millions of
+    weights (AlphaZero first squeezes the trunk into two planes: still over half a
+    million). Here every square gets a k-number "from" vector S and a
     k-number "to" vector T, and the logit of the move f->t is ``S_f . T_t / sqrt(k)``:
     64x64 logits, the first 4096 entries of the policy index, from 2 x channels x k
     weights. A promotion f->t=piece adds a per-piece number read at the from square
