@@ -21,9 +21,11 @@ from chesslab.matches.specs import format_spec
 LADDER_PATH = RESULTS_DIR / "ladder.json"
 #: Stockfish's strength limits used as anchors (its lowest, and two above).
 ANCHOR_ELOS = (1350, 1600, 1900)
-#: The registry's evaluators on the ladder (the thesis's 64-unit variants and the
-#: linear model are the same ideas as ann, cnn and nnue, and are left out to save games).
-LADDER_EVALUATORS = tuple(n for n in EVALUATORS if n not in ("linear", "ann64", "cnn64"))
+#: The registry's evaluators on the ladder: one of each idea (hand-written, learned
+#: tables, the thesis's two networks, Naive Bayes); the tutorial's nets and the variants
+#: can be added with ``evaluators=``, at the cost of more games.
+LADDER_EVALUATORS = tuple(n for n in ("material", "pst", "nnue", "ann", "cnn", "bayes")
+                          if n in EVALUATORS)
 
 
 def ladder_specs(seconds: float = 0.2, anchor_elos=ANCHOR_ELOS,
