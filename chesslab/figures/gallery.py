@@ -12,7 +12,7 @@ from chesslab.figures.encoding import piece_table_figure, planes9_figure, planes
 from chesslab.figures.training import (cnn_structure_figure, saved_model_figure,
                                        training_curves_figure)
 from chesslab.figures.results import (accuracy_table_figure, depth_cost_figure,
-                                      tournament_figure)
+                                      ladder_figure, tournament_figure)
 from chesslab.figures.search import game_tree_figure
 
 
@@ -43,6 +43,8 @@ def figure_registry():
         "depth_cost": (depth_cost_figure, "Decision time and positions visited vs the "
                        "depth limit: minimax, alpha-beta and the full search."),
         "tournament": (tournament_figure, "Round robin between the evaluators."),
+        "ladder": (ladder_figure, "One Elo ladder for every player, anchored on Stockfish's "
+                   "UCI_Elo levels."),
     }
 
 
