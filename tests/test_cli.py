@@ -162,7 +162,7 @@ def test_results_mcts_matches_records_each_pairing_once(tmp_path, capsys):
 def test_results_mcts_head_to_head(tmp_path, monkeypatch):
     monkeypatch.setattr(store, "RESULTS_DIR", tmp_path)
     out = tmp_path / "h2h.json"
-    a, b = MODELS_DIR / "policy_value.json", MODELS_DIR / "policy_value_bootstrap.json"
+    a, b = MODELS_DIR / "policy_value_selfplay.json", MODELS_DIR / "policy_value_bootstrap.json"
     argv = ["results", "mcts-head-to-head", "--a", str(a), "--b", str(b), "--simulations",
             "2", "--games", "2", "--max-plies", "8", "--workers", "1", "--out", str(out)]
     assert main(argv) == 0
