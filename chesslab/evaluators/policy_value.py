@@ -353,7 +353,7 @@ def augmented(row, rng, mirror_colours: bool = False):
 def net_view_row(net, board, row):
     """A training row whose ``legal`` indices are in the network's view: rows keep
     python-chess's absolute indices, a side-to-move network sees Black's moves flipped."""
-    if getattr(net, "planes", "planes9") == "mover" and board.turn == chess.BLACK:
+    if net.planes == "mover" and board.turn == chess.BLACK:
         return {**row, "legal": MIRRORED_INDEX[np.asarray(row["legal"], dtype=np.int64)]}
     return row
 

@@ -25,8 +25,7 @@ from pathlib import Path
 import chess
 import numpy as np
 
-from chesslab.board.encoding import (MIRRORED_INDEX, move_to_index, mover_bitboards,
-                                     mover_planes_from)
+from chesslab.board.encoding import mover_bitboards, mover_indices, mover_planes_from
 from chesslab.datasets.policy_labels import POLICY_LABELS, load_policy_labels, policy_target
 from chesslab.datasets.positions import DEFAULT_DATASET, load_dataset
 from chesslab.evaluators.policy_value import PolicyValueNet, load_policy_value, save_policy_value
@@ -121,13 +120,11 @@ def build_examples(labels: dict, temperature: float = 50.0) -> Examples:
     target_index = np.zeros((len(keep), k), np.int64)
     target_p = np.zeros((len(keep), k), np.float32)
     for j, (i, board) in enumerate(zip(keep, boards)):
-        flip = MIRRORED_INDEX if board.turn == chess.BLACK else None
-        idx = np.fromiter((move_to_index(m) for m in board.generate_legal_moves()), np.int64)
-        legal.append(flip[idx] if flip is not None else idx)
+        idx = mover_indices(board)
+        legal.append(idx)
         offsets.append(offsets[-1] + len(idx))
-        present = moves[i] != ""
-        named = np.array([move_to_index(chess.Move.from_uci(str(m))) for m in moves[i][present]])
-        target_index[j, :len(named)] = flip[named] if flip is not None else named
+        named = mover_indices(board, [chess.Move.from_uci(str(m)) for m in moves[i] if m])
+        target_index[j, :len(named)] = named
         target_p[j] = policy_target(scores[i], moves[i], temperature)
     w, _, l = wdl[keep].T.astype(np.float32)
     return Examples(bitboards, clock, np.concatenate(legal).astype(np.int16),
@@ -258,6 +255,6 @@ def _value_examples(path, labels) -> Examples:
 
 
 def _save(net, out, notes, temperature):
+    # the input encoding is in the file's architecture already
     save_policy_value(net, out, **{**notes, "targets": f"Stockfish multipv, softmax at "
-                                   f"{temperature} cp; value (wins - losses) / 1000",
-                                   "planes": net.planes})
+                                   f"{temperature} cp; value (wins - losses) / 1000"})
