@@ -63,6 +63,31 @@ def test_training_learns_and_a_stopped_run_resumes(shard_folder, tmp_path):
     assert history[-1]["train_policy"] < history[0]["train_policy"]
     assert net.planes == "mover" and load_policy_value(out).planes == "mover"
     assert 0.0 <= history[-1]["top1"] <= 1.0 and history[-1]["value_mse"] >= 0
+    kept = [supervised.epoch_file(out, e) for e in (1, 2, 3)]
+    assert all(f.exists() for f in kept)                         # every epoch's network kept
+    last, final = load_policy_value(kept[-1]), load_policy_value(out)
+    assert all(np.array_equal(last.params[k], final.params[k]) for k in final.params)
+    first = load_policy_value(kept[0])
+    assert not all(np.array_equal(first.params[k], final.params[k]) for k in final.params)
+
+
+def test_a_wider_value_head_trains_and_round_trips(shard_folder, tmp_path):
+    out = tmp_path / "wide.json"
+    net = supervised.train_supervised(out, shard_folder, channels=8, blocks=1, epochs=1,
+                                      batch_size=32, held_out=50, value_data=None,
+                                      value_channels=3, progress=lambda line: None)
+    again = load_policy_value(out)
+    assert net.value_channels == again.value_channels == 3
+    x = net.encode([chess.Board()])
+    np.testing.assert_allclose(again.predict(x)[1], net.predict(x)[1], rtol=1e-6)
+
+
+def test_the_held_out_sample_spreads_over_every_game():
+    rows = np.arange(1000) * 3
+    picked = supervised.spread_sample(rows, 10)
+    assert len(picked) == 10 and picked[0] == 0 and picked[-1] == rows[-1]
+    assert np.all(np.diff(picked) > 200) and set(picked) <= set(rows)
+    assert np.array_equal(supervised.spread_sample(rows[:5], 10), rows[:5])
 
 
 def test_value_only_positions_teach_the_value_and_leave_the_policy_alone(labels):

@@ -45,7 +45,7 @@ def _train_supervised(args):
                      args.batch_size, args.lr, args.lr_decay, args.temperature, args.c,
                      args.save_every, args.held_out, args.seed,
                      None if args.no_value_data else args.value_data, args.init,
-                     progress=lambda s: print(s, flush=True))
+                     args.value_channels, progress=lambda s: print(s, flush=True))
 
 
 def _train_selfplay(args):
@@ -118,7 +118,8 @@ def add_train(sub):
                                         "(default: data/positions.npz)")
     p.add_argument("--no-value-data", action="store_true", help="policy labels only")
     p.add_argument("--init", help="start from this network file's weights")
-    for name in ("channels", "blocks", "epochs", "batch_size", "save_every", "held_out", "seed"):
+    for name in ("channels", "blocks", "value_channels", "epochs", "batch_size", "save_every",
+                 "held_out", "seed"):
         p.add_argument("--" + name.replace("_", "-"), type=int)
     for name in ("lr", "lr_decay", "temperature", "c"):
         p.add_argument("--" + name.replace("_", "-"), type=float)

@@ -129,20 +129,23 @@ class PolicyValueNet:
     """
 
     def __init__(self, channels: int = 32, blocks: int = 2, policy_k: int = 32, seed: int = 0,
-                 name: str = "policy-value net", planes: str = "planes9"):
+                 name: str = "policy-value net", planes: str = "planes9",
+                 value_channels: int = 1):
         if planes not in ENCODINGS:
             raise ValueError(f"unknown input encoding {planes!r}; choose one of {sorted(ENCODINGS)}")
         rng = np.random.default_rng(seed)
         self.channels, self.blocks, self.policy_k = int(channels), int(blocks), int(policy_k)
+        self.value_channels = int(value_channels)
         self.name, self.planes = name, planes
         self.input_shape = (ENCODINGS[planes][0], 8, 8)
         self.trunk = Sequential(Conv2D(self.input_shape[0], channels, 3, padding=1, rng=rng),
                                 BatchNorm(channels), ReLU(),
                                 *[Residual(channels, rng=rng) for _ in range(blocks)])
         self.policy_head = MovePolicyHead(channels, policy_k, rng=rng)
-        # value head: 1 feature plane, a small dense layer, tanh
-        self.value_head = Sequential(Conv2D(channels, 1, 1, rng=rng), BatchNorm(1), ReLU(),
-                                     Flatten(), Dense(64, 64, rng=rng), ReLU(),
+        # value head: a few feature planes (AlphaZero: one; Lc0: 32), a small dense layer, tanh
+        vc = self.value_channels
+        self.value_head = Sequential(Conv2D(channels, vc, 1, rng=rng), BatchNorm(vc), ReLU(),
+                                     Flatten(), Dense(64 * vc, 64, rng=rng), ReLU(),
                                      Dense(64, 1, init="xavier", rng=rng), Tanh())
         self.parts = {"trunk": self.trunk, "policy": self.policy_head, "value": self.value_head}
         self.training = True
@@ -253,11 +256,13 @@ class PolicyValueNet:
     def architecture(self) -> dict:
         return {"class": "PolicyValueNet", "channels": self.channels, "blocks": self.blocks,
                 "policy_k": self.policy_k, "planes": self.planes,
-                "name": self.name, "input_shape": list(self.input_shape), "policy_size": POLICY_SIZE}
+                "value_channels": self.value_channels, "name": self.name,
+                "input_shape": list(self.input_shape), "policy_size": POLICY_SIZE}
 
     def __repr__(self):
         return (f"PolicyValueNet({self.channels} channels, {self.blocks} residual blocks, "
-                f"{self.planes} input, {self.n_params()} parameters)")
+                f"{self.value_channels} value plane(s), {self.planes} input, "
+                f"{self.n_params()} parameters)")
 
 
 # ---------------------------------------------------------------------- loss and training
@@ -420,4 +425,4 @@ def load_policy_value(path) -> PolicyValueNet:
 
 register_architecture("PolicyValueNet", lambda arch: PolicyValueNet(
     arch["channels"], arch["blocks"], arch["policy_k"], name=arch.get("name", "net"),
-    planes=arch.get("planes", "planes9")))
+    planes=arch.get("planes", "planes9"), value_channels=arch.get("value_channels", 1)))

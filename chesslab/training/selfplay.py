@@ -245,7 +245,8 @@ def check_settings(kind: str, initial=None, **overrides) -> None:
 
 
 def _copy_net(net):
-    twin = PolicyValueNet(net.channels, net.blocks, net.policy_k, name=net.name, planes=net.planes)
+    twin = PolicyValueNet(net.channels, net.blocks, net.policy_k, name=net.name, planes=net.planes,
+                          value_channels=net.value_channels)
     for (_, dst, _), (_, src, _) in zip(twin.parameters(), net.parameters()):
         dst[...] = src
     for dst, src in zip(twin.leaves(), net.leaves()):

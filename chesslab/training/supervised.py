@@ -136,6 +136,15 @@ def held_out_mask(game_id) -> np.ndarray:
     return np.asarray(game_id) % HELD_OUT_EVERY == 0
 
 
+def spread_sample(rows, n: int) -> np.ndarray:
+    """At most ``n`` of ``rows``, evenly spaced: positions from every held-out game, not
+    ``n`` consecutive positions of a few games (whose errors move together)."""
+    rows = np.asarray(rows)
+    if len(rows) <= n:
+        return rows
+    return rows[np.linspace(0, len(rows) - 1, n).astype(np.int64)]
+
+
 def measure(net, ex: Examples, rows, batch: int = 512) -> dict:
     """Top-1 agreement with Stockfish's best move, policy cross-entropy, value error."""
     hits, ce, se = 0, 0.0, 0.0
@@ -157,15 +166,16 @@ def measure(net, ex: Examples, rows, batch: int = 512) -> dict:
 def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int = 3,
                      epochs: int = 4, batch_size: int = 256, lr: float = 2e-3,
                      lr_decay: float = 0.6, temperature: float = 50.0, c: float = 1e-4,
-                     save_every: int = 50_000, held_out: int = 5000, seed: int = 0,
-                     value_data=DEFAULT_DATASET, init=None, progress=print):
+                     save_every: int = 50_000, held_out: int = 20_000, seed: int = 0,
+                     value_data=DEFAULT_DATASET, init=None, value_channels: int = 1,
+                     progress=print):
     """Train (or continue training) the side-to-move policy-value network on the labels.
 
     An epoch passes once over the policy-labelled training positions, each batch half
     of them and half value-only positions of ``value_data`` (None: policy labels only).
     Epoch e uses the step ``lr * lr_decay**e`` and the labels there were when it began;
     the network is saved every ``save_every`` policy positions, so a stopped run loses
-    little. ``init``: a network file to start from instead of random weights.
+    little, and after each epoch also as ``epoch_file(out, e)``. ``init``: a network file to start from instead of random weights.
     """
     out = Path(out)
     if out.exists():
@@ -174,6 +184,7 @@ def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int 
     else:
         net = (load_policy_value(init) if init else
                PolicyValueNet(channels, blocks, seed=seed, planes="mover",
+                              value_channels=value_channels,
                               name="supervised policy-value net"))
         notes = {"epoch": 0, "position": 0, "history": [], "init": str(init) if init else None}
     if net.planes != "mover":
@@ -190,7 +201,7 @@ def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int 
                                              temperature)
         ex = cache[n_labels]
         test = held_out_mask(ex.game_id)
-        train_rows, test_rows = np.flatnonzero(~test), np.flatnonzero(test)[:held_out]
+        train_rows, test_rows = np.flatnonzero(~test), spread_sample(np.flatnonzero(test), held_out)
         rng = np.random.default_rng(seed + notes["epoch"])
         order = rng.permutation(train_rows)
         half = batch_size // 2 if values is not None else batch_size
@@ -226,7 +237,7 @@ def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int 
         net.eval()
         scores = measure(net, ex, test_rows)
         if values is not None:
-            held = np.flatnonzero(held_out_mask(values.game_id))[:held_out]
+            held = spread_sample(np.flatnonzero(held_out_mask(values.game_id)), held_out)
             scores["value_mse_all"] = measure(net, values, held)["value_mse"]
         notes["history"].append({"epoch": notes["epoch"] + 1, "lr": step,
                                  "policy_positions": len(train_rows),
@@ -238,9 +249,18 @@ def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int 
         notes.update(epoch=notes["epoch"] + 1, position=0)
         notes.pop("epoch_labels", None)
         _save(net, out, notes, temperature)
+        # each epoch's network is kept beside the file: the value can get worse while the
+        # policy still improves, and the matches decide which one plays
+        _save(net, epoch_file(out, notes["epoch"]), notes, temperature)
         progress(f"epoch {notes['epoch']} done: held-out top-1 {scores['top1']:.3f}, policy "
                  f"cross-entropy {scores['policy_ce']:.3f}, value mse {scores['value_mse']:.3f}")
     return net
+
+
+def epoch_file(out, epoch: int) -> Path:
+    """Where the network as it was after ``epoch`` is kept: beside ``out``."""
+    out = Path(out)
+    return out.with_name(f"{out.stem}.epoch{epoch}{out.suffix}")
 
 
 def _value_examples(path, labels) -> Examples:
