@@ -9,6 +9,7 @@ from chesslab.experiments import naive_bayes as nb_results
 from chesslab.experiments import evaluators
 from chesslab.experiments import ladder
 from chesslab.experiments import matches
+from chesslab.experiments import move_quality
 from chesslab.experiments import recipe
 from chesslab.experiments import search_cost
 from chesslab.experiments import store
@@ -127,6 +128,13 @@ def _results_mcts_matches(args):
     out = _results_out(args, "mcts_matches")
     matches.mcts_matches(args.player, args.opponents, args.games, args.max_plies, args.seed,
                          args.network, args.workers, out, describe=args.describe)
+    print(f"written to {out}")
+
+
+def _results_mcts_tuning(args):
+    out = _results_out(args, "mcts_tuning")
+    move_quality.mcts_tuning(args.simulations, args.c_puct, args.fpu, args.positions,
+                             args.network, out)
     print(f"written to {out}")
 
 
@@ -261,6 +269,17 @@ def add_results(sub):
     q.add_argument("--out", help="default: data/results/mcts_matches.json")
     opponents_args(q, matches.mcts_matches)
     q.set_defaults(func=_results_mcts_matches)
+
+    q = which.add_parser("mcts-tuning", help="MCTS settings (c_puct, first-play urgency) on "
+                                             "held-out labelled positions, resumable")
+    q.add_argument("--simulations", type=COUNT, help="per move")
+    q.add_argument("--c-puct", type=float, nargs="+", help="exploration constants to try")
+    q.add_argument("--fpu", type=float, nargs="+", help="first-play urgency reductions to try")
+    q.add_argument("--positions", type=COUNT, help="held-out positions")
+    q.add_argument("--network", help="policy-value network file (default: the shipped one)")
+    q.add_argument("--out", help="default: data/results/mcts_tuning.json")
+    defaults_from(q, move_quality.mcts_tuning)
+    q.set_defaults(func=_results_mcts_tuning)
 
     q = which.add_parser("mcts-head-to-head", help="two policy-value networks, MCTS at the "
                                                    "same simulations, resumable")

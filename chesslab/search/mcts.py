@@ -373,11 +373,13 @@ class MCTSPlayer(Player):
     def __init__(self, net=None, simulations: int = 300, temperature: float = 0.0,
                  temperature_plies: int = 0, noise: bool = False, batch_size: int = 8,
                  c_puct: float = 1.5, draw_value: float = 0.0, seed: int = 0,
-                 name: str | None = None, time_limit: float | None = None):
+                 name: str | None = None, time_limit: float | None = None,
+                 fpu_reduction: float = 0.0):
         super().__init__(name or f"mcts:{simulations}", seed)
         self.net, self.time_limit = net, time_limit
         self.mcts = MCTS(net if net is not None else uniform_evaluate, simulations,
-                         c_puct=c_puct, batch_size=batch_size, draw_value=draw_value, seed=seed)
+                         c_puct=c_puct, batch_size=batch_size, draw_value=draw_value,
+                         fpu_reduction=fpu_reduction, seed=seed)
         self.temperature, self.temperature_plies, self.noise = temperature, temperature_plies, noise
         self.rng = np.random.default_rng(seed + 1)
 

@@ -1,0 +1,119 @@
+"""How good are a player's moves, position by position?
+
+Held-out labelled positions (``data policy-labels``: Stockfish's best moves with their
+scores, from games the networks never trained on) ask a player for one move each. Two
+numbers come back: how often it picks Stockfish's best move, and the expected score it
+gives away, in win probability (``expected_score``) against Stockfish's best. A move
+outside Stockfish's few best is searched alone by Stockfish at the labels' depth (with
+an ``engine``); without one it counts as bad as the worst move listed, a lower bound.
+Games answer "who is stronger" with a lot of noise (a 20-game score is
++-0.2); these positions answer "which search setting picks better moves" with much less,
+which is what tuning the search needs (``python -m chesslab results mcts-tuning``).
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from pathlib import Path
+
+import chess
+import chess.engine
+import numpy as np
+from tqdm.auto import tqdm
+
+from chesslab.base.files import read_json, write_json_atomic
+from chesslab.base.stockfish import find_stockfish, open_engine, quit_engine
+from chesslab.board.scores import LABEL_MATE_CP
+from chesslab.datasets.policy_labels import POLICY_LABELS, load_policy_labels
+from chesslab.evaluators.neural import expected_score
+from chesslab.experiments.store import result_path, stamp
+from chesslab.search.mcts import DEFAULT_MODEL, MCTSPlayer, shipped_network
+from chesslab.training.supervised import held_out_mask, spread_sample
+
+
+def held_out_positions(count: int, labels=POLICY_LABELS) -> dict:
+    """``count`` labelled positions of held-out games (game id % 20 == 0), spread over
+    all of them, with Stockfish's moves and scores; finished games left out."""
+    data = load_policy_labels(labels)
+    rows = np.flatnonzero(held_out_mask(data["game_id"]) & (data["moves"][:, 0] != ""))
+    rows = spread_sample(rows, count)
+    return {k: v[rows] for k, v in data.items()}
+
+
+def move_quality(choose, positions: dict, engine=None, depth: int = 8,
+                 progress: bool = False) -> dict:
+    """Ask ``choose(board) -> move`` for a move in every position of ``positions``
+    (``held_out_positions``); ``engine`` (Stockfish) scores the moves it did not list."""
+    best = lost = outside = 0.0
+    n = len(positions["fen"])
+    for fen, moves, scores in tqdm(zip(positions["fen"], positions["moves"], positions["scores"]),
+                                   total=n, disable=not progress, desc="positions"):
+        board = chess.Board(str(fen))
+        listed = [str(m) for m in moves if m]
+        cp = np.asarray(scores[:len(listed)], dtype=np.float64)
+        move = choose(board).uci()
+        if move in listed:
+            got = cp[listed.index(move)]
+        else:
+            outside += 1
+            got = cp.min() if engine is None else min(cp.min(), _searched_alone(
+                engine, board, chess.Move.from_uci(move), depth))
+        best += move == listed[0]
+        lost += float(expected_score(cp[0]) - expected_score(got))
+    return {"positions": n, "best_move_share": best / n, "expected_score_lost": lost / n,
+            "outside_listed_share": outside / n}
+
+
+def _searched_alone(engine, board, move, depth) -> float:
+    """Stockfish's score of ``move`` for the side to move, the move searched alone."""
+    info = engine.analyse(board, chess.engine.Limit(depth=depth), root_moves=[move],
+                          game=object())
+    cp = info["score"].pov(board.turn).score(mate_score=LABEL_MATE_CP)
+    return float(np.clip(cp, -LABEL_MATE_CP, LABEL_MATE_CP))
+
+
+def mcts_tuning(simulations: int = 400, c_puct=(1.0, 1.5, 2.5), fpu=(0.0, 0.2, 0.4),
+                positions: int = 500, network=None, path=None, progress: bool = True) -> dict:
+    """Every (c_puct, first-play urgency reduction) pair of MCTS at ``simulations`` on the
+    same held-out positions; each setting is stored when measured, so a stopped run
+    resumes where it was."""
+    path = Path(path or result_path("mcts_tuning"))
+    network = Path(network or DEFAULT_MODEL)
+    doc = read_json(path, "results file") if path.exists() else {"rows": []}
+    doc.update({"what": f"MCTS at {simulations} simulations per move on {positions} held-out "
+                        f"labelled positions; expected score lost against Stockfish's best "
+                        f"move", "network": str(network)})
+    done = {(r["simulations"], r["c_puct"], r["fpu_reduction"], r["positions"])
+            for r in doc["rows"]}
+    data = held_out_positions(positions)
+    net = shipped_network(network)
+    engine = open_engine() if find_stockfish(required=False) else None
+    doc["outside_moves"] = ("searched alone by Stockfish" if engine else
+                            "scored as the worst listed move (no Stockfish: a lower bound)")
+    try:
+        _tune(doc, data, net, simulations, c_puct, fpu, done, engine, path, progress)
+    finally:
+        if engine is not None:
+            quit_engine(engine)
+    return doc
+
+
+def _tune(doc, data, net, simulations, c_puct, fpu, done, engine, path, progress):
+    positions = len(data["fen"])
+    for c, f in itertools.product(c_puct, fpu):
+        if (simulations, c, f, positions) in done:
+            continue
+        player = MCTSPlayer(net, simulations, c_puct=c, fpu_reduction=f)
+
+        def choose(board):
+            player.reset()                 # unrelated positions: no tree to reuse
+            return player.choose_move(board)
+        start = time.perf_counter()
+        row = {"simulations": simulations, "c_puct": c, "fpu_reduction": f,
+               **move_quality(choose, data, engine), "seconds": round(time.perf_counter() - start, 1)}
+        doc["rows"].append(row)
+        write_json_atomic(path, {**doc, **stamp()}, indent=1)
+        if progress:
+            print(f"c_puct {c:g}, fpu {f:g}: best move {row['best_move_share']:.3f}, "
+                  f"expected score lost {row['expected_score_lost']:.4f} "
+                  f"({row['seconds']:.0f} s)", flush=True)

@@ -1,0 +1,80 @@
+"""experiments.move_quality: a player's moves scored against Stockfish's labels."""
+import chess
+import numpy as np
+import pytest
+
+from chesslab.base.files import read_json
+from chesslab.datasets.policy_labels import POLICY_LABELS
+from chesslab.evaluators.neural import expected_score
+from chesslab.evaluators.policy_value import PolicyValueNet, save_policy_value
+from chesslab.experiments import move_quality
+from chesslab.training.supervised import held_out_mask
+from tests.needs_stockfish import needs_stockfish
+
+START = chess.STARTING_FEN
+
+
+def positions(*rows):
+    """rows of (fen, [uci moves best first], [their cp])."""
+    return {"fen": np.array([r[0] for r in rows]),
+            "moves": np.array([r[1] + [""] * (3 - len(r[1])) for r in rows]),
+            "scores": np.array([r[2] + [0] * (3 - len(r[2])) for r in rows])}
+
+
+def test_the_best_move_loses_nothing_and_a_worse_one_its_expected_score():
+    data = positions((START, ["e2e4", "d2d4", "g1f3"], [40, 30, -200]))
+    best = move_quality.move_quality(lambda b: chess.Move.from_uci("e2e4"), data)
+    assert best == {"positions": 1, "best_move_share": 1.0, "expected_score_lost": 0.0,
+                    "outside_listed_share": 0.0}
+    third = move_quality.move_quality(lambda b: chess.Move.from_uci("g1f3"), data)
+    assert third["best_move_share"] == 0.0
+    assert third["expected_score_lost"] == pytest.approx(expected_score(40) - expected_score(-200))
+
+
+def test_a_move_outside_the_list_counts_at_least_as_the_worst_listed():
+    data = positions((START, ["e2e4", "d2d4"], [40, 10]),
+                     (START, ["e2e4", "d2d4"], [40, 10]))
+    moves = iter(["a2a3", "d2d4"])
+    got = move_quality.move_quality(lambda b: chess.Move.from_uci(next(moves)), data)
+    assert got["outside_listed_share"] == 0.5 and got["best_move_share"] == 0.0
+    assert got["expected_score_lost"] == pytest.approx(expected_score(40) - expected_score(10))
+
+
+@needs_stockfish
+def test_stockfish_scores_a_move_it_did_not_list():
+    from chesslab.base.stockfish import open_engine, quit_engine
+    # White to move can take a free queen; giving it away instead is far worse than listed
+    fen = "4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"
+    data = positions((fen, ["d2d5"], [900]))
+    engine = open_engine()
+    try:
+        blunder = move_quality.move_quality(lambda b: chess.Move.from_uci("d2d1"), data,
+                                            engine=engine, depth=6)
+    finally:
+        quit_engine(engine)
+    bound = move_quality.move_quality(lambda b: chess.Move.from_uci("d2d1"), data)
+    assert bound["expected_score_lost"] == 0.0          # no engine: as bad as the worst listed
+    assert blunder["expected_score_lost"] > 0.5          # searched: the queen is gone
+
+
+@pytest.mark.skipif(not any(POLICY_LABELS.glob("*.npz")), reason="no policy labels shipped")
+def test_held_out_positions_come_from_held_out_games_only():
+    data = move_quality.held_out_positions(30)
+    assert len(data["fen"]) == 30 and held_out_mask(data["game_id"]).all()
+    assert (data["moves"][:, 0] != "").all()
+    assert len(set(data["game_id"].tolist())) > 10          # spread over many games
+
+
+@pytest.mark.skipif(not any(POLICY_LABELS.glob("*.npz")), reason="no policy labels shipped")
+def test_tuning_measures_each_setting_once_and_resumes(tmp_path, monkeypatch):
+    net_file = tmp_path / "net.json"
+    save_policy_value(PolicyValueNet(4, 1, policy_k=4, seed=0, planes="mover"), net_file)
+    monkeypatch.setattr(move_quality, "find_stockfish", lambda required=False: None)
+    out = tmp_path / "tuning.json"
+    move_quality.mcts_tuning(8, (1.0,), (0.0, 0.3), 6, net_file, out, progress=False)
+    rows = read_json(out)["rows"]
+    assert [(r["c_puct"], r["fpu_reduction"]) for r in rows] == [(1.0, 0.0), (1.0, 0.3)]
+    assert all(r["positions"] == 6 and 0 <= r["best_move_share"] <= 1 for r in rows)
+    move_quality.mcts_tuning(8, (1.0, 2.0), (0.0, 0.3), 6, net_file, out, progress=False)
+    again = read_json(out)["rows"]
+    assert again[:2] == rows and len(again) == 4                 # only the new settings ran
