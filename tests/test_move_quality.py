@@ -25,7 +25,7 @@ def test_the_best_move_loses_nothing_and_a_worse_one_its_expected_score():
     data = positions((START, ["e2e4", "d2d4", "g1f3"], [40, 30, -200]))
     best = move_quality.move_quality(lambda b: chess.Move.from_uci("e2e4"), data)
     assert best == {"positions": 1, "best_move_share": 1.0, "expected_score_lost": 0.0,
-                    "outside_listed_share": 0.0}
+                    "outside_listed_share": 0.0, "lost_per_position": [0.0]}
     third = move_quality.move_quality(lambda b: chess.Move.from_uci("g1f3"), data)
     assert third["best_move_share"] == 0.0
     assert third["expected_score_lost"] == pytest.approx(expected_score(40) - expected_score(-200))
@@ -38,6 +38,15 @@ def test_a_move_outside_the_list_counts_at_least_as_the_worst_listed():
     got = move_quality.move_quality(lambda b: chess.Move.from_uci(next(moves)), data)
     assert got["outside_listed_share"] == 0.5 and got["best_move_share"] == 0.0
     assert got["expected_score_lost"] == pytest.approx(expected_score(40) - expected_score(10))
+    assert got["lost_per_position"][1] == pytest.approx(expected_score(40) - expected_score(10),
+                                                        abs=1e-5)
+
+
+def test_a_paired_difference_cancels_what_both_settings_share():
+    a = {"lost_per_position": [0.30, 0.01, 0.11, 0.02]}
+    b = {"lost_per_position": [0.29, 0.00, 0.10, 0.01]}
+    mean, error = move_quality.paired_difference(a, b)
+    assert mean == pytest.approx(0.01) and error == pytest.approx(0.0, abs=1e-9)
 
 
 @needs_stockfish

@@ -44,7 +44,8 @@ def move_quality(choose, positions: dict, engine=None, depth: int = 8,
                  progress: bool = False) -> dict:
     """Ask ``choose(board) -> move`` for a move in every position of ``positions``
     (``held_out_positions``); ``engine`` (Stockfish) scores the moves it did not list."""
-    best = lost = outside = 0.0
+    best = outside = 0.0
+    lost = []
     n = len(positions["fen"])
     for fen, moves, scores in tqdm(zip(positions["fen"], positions["moves"], positions["scores"]),
                                    total=n, disable=not progress, desc="positions"):
@@ -59,9 +60,17 @@ def move_quality(choose, positions: dict, engine=None, depth: int = 8,
             got = cp.min() if engine is None else min(cp.min(), _searched_alone(
                 engine, board, chess.Move.from_uci(move), depth))
         best += move == listed[0]
-        lost += float(expected_score(cp[0]) - expected_score(got))
-    return {"positions": n, "best_move_share": best / n, "expected_score_lost": lost / n,
-            "outside_listed_share": outside / n}
+        lost.append(float(expected_score(cp[0]) - expected_score(got)))
+    return {"positions": n, "best_move_share": best / n, "expected_score_lost": sum(lost) / n,
+            "outside_listed_share": outside / n,
+            "lost_per_position": [round(x, 5) for x in lost]}
+
+
+def paired_difference(a: dict, b: dict) -> tuple[float, float]:
+    """Mean of a's loss minus b's on the same positions, and its standard error: two
+    settings compared position by position, so the positions' own difficulty cancels."""
+    d = np.subtract(a["lost_per_position"], b["lost_per_position"])
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
 
 
 def _searched_alone(engine, board, move, depth) -> float:
