@@ -87,3 +87,10 @@ def test_tuning_measures_each_setting_once_and_resumes(tmp_path, monkeypatch):
     move_quality.mcts_tuning(8, (1.0, 2.0), (0.0, 0.3), 6, net_file, out, progress=False)
     again = read_json(out)["rows"]
     assert again[:2] == rows and len(again) == 4                 # only the new settings ran
+    other = tmp_path / "other.json"
+    save_policy_value(PolicyValueNet(4, 1, policy_k=4, seed=1, planes="mover"), other)
+    move_quality.mcts_tuning(8, (1.0,), (0.0,), 6, other, out, progress=False,
+                             describe="another seed")
+    doc = read_json(out)
+    assert len(doc["rows"]) == 5 and doc["networks"][doc["rows"][-1]["network"]] == "another seed"
+    assert len({r["network"] for r in doc["rows"]}) == 2

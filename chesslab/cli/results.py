@@ -134,7 +134,7 @@ def _results_mcts_matches(args):
 def _results_mcts_tuning(args):
     out = _results_out(args, "mcts_tuning")
     move_quality.mcts_tuning(args.simulations, args.c_puct, args.fpu, args.positions,
-                             args.network, out)
+                             args.network, out, describe=args.describe)
     print(f"written to {out}")
 
 
@@ -277,6 +277,7 @@ def add_results(sub):
     q.add_argument("--fpu", type=float, nargs="+", help="first-play urgency reductions to try")
     q.add_argument("--positions", type=COUNT, help="held-out positions")
     q.add_argument("--network", help="policy-value network file (default: the shipped one)")
+    q.add_argument("--describe", help="how the network was made, stored beside its results")
     q.add_argument("--out", help="default: data/results/mcts_tuning.json")
     defaults_from(q, move_quality.mcts_tuning)
     q.set_defaults(func=_results_mcts_tuning)

@@ -21,7 +21,7 @@ import chess.engine
 import numpy as np
 from tqdm.auto import tqdm
 
-from chesslab.base.files import read_json, write_json_atomic
+from chesslab.base.files import file_tag, read_json, write_json_atomic
 from chesslab.base.stockfish import find_stockfish, open_engine, quit_engine
 from chesslab.board.scores import LABEL_MATE_CP
 from chesslab.datasets.policy_labels import POLICY_LABELS, load_policy_labels
@@ -82,17 +82,22 @@ def _searched_alone(engine, board, move, depth) -> float:
 
 
 def mcts_tuning(simulations: int = 400, c_puct=(1.0, 1.5, 2.5), fpu=(0.0, 0.2, 0.4),
-                positions: int = 500, network=None, path=None, progress: bool = True) -> dict:
+                positions: int = 500, network=None, path=None, progress: bool = True,
+                describe: str | None = None) -> dict:
     """Every (c_puct, first-play urgency reduction) pair of MCTS at ``simulations`` on the
-    same held-out positions; each setting is stored when measured, so a stopped run
-    resumes where it was."""
+    same held-out positions, with ``network`` (default: the shipped one). Each setting
+    is stored when measured under the network's SHA-256, so a stopped run resumes where
+    it was and another network adds its own rows; ``describe`` notes what the network is."""
     path = Path(path or result_path("mcts_tuning"))
     network = Path(network or DEFAULT_MODEL)
+    tag = file_tag(network, 16)
     doc = read_json(path, "results file") if path.exists() else {"rows": []}
-    doc.update({"what": f"MCTS at {simulations} simulations per move on {positions} held-out "
-                        f"labelled positions; expected score lost against Stockfish's best "
-                        f"move", "network": str(network)})
-    done = {(r["simulations"], r["c_puct"], r["fpu_reduction"], r["positions"])
+    doc["what"] = ("MCTS on held-out labelled positions (game id % 20 == 0): the share of "
+                   "Stockfish's best move, and the expected score lost against it")
+    doc.setdefault("networks", {})
+    if describe or tag not in doc["networks"]:
+        doc["networks"][tag] = describe or str(network)
+    done = {(r["network"], r["simulations"], r["c_puct"], r["fpu_reduction"], r["positions"])
             for r in doc["rows"]}
     data = held_out_positions(positions)
     net = shipped_network(network)
@@ -100,17 +105,17 @@ def mcts_tuning(simulations: int = 400, c_puct=(1.0, 1.5, 2.5), fpu=(0.0, 0.2, 0
     doc["outside_moves"] = ("searched alone by Stockfish" if engine else
                             "scored as the worst listed move (no Stockfish: a lower bound)")
     try:
-        _tune(doc, data, net, simulations, c_puct, fpu, done, engine, path, progress)
+        _tune(doc, data, net, tag, simulations, c_puct, fpu, done, engine, path, progress)
     finally:
         if engine is not None:
             quit_engine(engine)
     return doc
 
 
-def _tune(doc, data, net, simulations, c_puct, fpu, done, engine, path, progress):
+def _tune(doc, data, net, tag, simulations, c_puct, fpu, done, engine, path, progress):
     positions = len(data["fen"])
     for c, f in itertools.product(c_puct, fpu):
-        if (simulations, c, f, positions) in done:
+        if (tag, simulations, c, f, positions) in done:
             continue
         player = MCTSPlayer(net, simulations, c_puct=c, fpu_reduction=f)
 
@@ -118,7 +123,7 @@ def _tune(doc, data, net, simulations, c_puct, fpu, done, engine, path, progress
             player.reset()                 # unrelated positions: no tree to reuse
             return player.choose_move(board)
         start = time.perf_counter()
-        row = {"simulations": simulations, "c_puct": c, "fpu_reduction": f,
+        row = {"network": tag, "simulations": simulations, "c_puct": c, "fpu_reduction": f,
                **move_quality(choose, data, engine), "seconds": round(time.perf_counter() - start, 1)}
         doc["rows"].append(row)
         write_json_atomic(path, {**doc, **stamp()}, indent=1)
