@@ -80,3 +80,24 @@ def test_ladder_figure_puts_each_player_at_its_elo_and_anchors_as_diamonds():
     assert dots[(600.0, 0.0)] == "o" and dots[(1350.0, 1.0)] == "D" and dots[(1500.0, 2.0)] == "o"
     assert any(list(line.get_xdata()) == [1400.0, 1600.0] for line in ax.lines)
     plt.close(fig)
+
+
+def test_network_steps_figure_draws_each_step_in_order_with_its_interval_and_loss():
+    from chesslab.figures import network_steps_figure
+    row = lambda step, score, low, high, lost: {  # noqa: E731
+        "step": step, "score": score, "interval95": [low, high], "player": "mcts:400",
+        "opponent": "pst:2", "games": 20, "positions": 3, "lost_per_position": lost}
+    data = {"order": ["policy only", "+ value data"],
+            "rows": [row("+ value data", 0.6, 0.4, 0.8, [0.01, 0.02, 0.03]),
+                     row("policy only", 0.1, 0.03, 0.3, [0.05, 0.06, 0.07]),
+                     row("not in the order", 0.9, 0.8, 1.0, [0.0, 0.0, 0.0])]}
+    fig = network_steps_figure(data)
+    left, right = fig.axes
+    labels = {t.get_position()[1]: t.get_text() for t in left.get_yticklabels()}
+    assert labels == {1.0: "policy only", 0.0: "+ value data"}      # first step on top
+    dots = {tuple(line.get_xydata()[0]) for line in left.lines if len(line.get_xydata()) == 1}
+    assert dots == {(0.1, 1.0), (0.6, 0.0)}
+    assert any(list(line.get_xdata()) == [0.03, 0.3] for line in left.lines)
+    widths = sorted(round(p.get_width(), 6) for p in right.patches)
+    assert widths == [0.02, 0.06]                            # mean loss per step
+    plt.close(fig)

@@ -94,3 +94,38 @@ def test_tuning_measures_each_setting_once_and_resumes(tmp_path, monkeypatch):
     doc = read_json(out)
     assert len(doc["rows"]) == 5 and doc["networks"][doc["rows"][-1]["network"]] == "another seed"
     assert len({r["network"] for r in doc["rows"]}) == 2
+
+
+def test_a_step_is_a_name_and_an_existing_network_file(tmp_path):
+    from chesslab.experiments.network_steps import parse_step
+    net_file = tmp_path / "e1.json"
+    net_file.write_text("{}")
+    assert parse_step(f"policy only={net_file}") == ("policy only", net_file)
+    with pytest.raises(ValueError, match="NAME=NETWORK_FILE"):
+        parse_step(str(net_file))
+    with pytest.raises(FileNotFoundError, match="'later'.*does not exist"):
+        parse_step(f"later={tmp_path / 'missing.json'}")
+
+
+@pytest.mark.skipif(not any(POLICY_LABELS.glob("*.npz")), reason="no policy labels shipped")
+def test_network_steps_measure_each_network_once(tmp_path, monkeypatch):
+    from chesslab.experiments import network_steps
+    monkeypatch.setattr(network_steps, "find_stockfish", lambda required=False: None)
+    files = []
+    for seed in (0, 1):
+        files.append(tmp_path / f"net{seed}.json")
+        save_policy_value(PolicyValueNet(4, 1, policy_k=4, seed=seed, planes="mover"), files[-1])
+    out = tmp_path / "steps.json"
+    settings = dict(simulations=4, opponent="random", games=2, positions=4, max_plies=20,
+                    path=out, progress=False)
+    network_steps.network_steps([("first", files[0]), ("second", files[1])], **settings)
+    rows = read_json(out)["rows"]
+    assert [r["step"] for r in rows] == ["first", "second"] and read_json(out)["order"] == ["first", "second"]
+    for r in rows:
+        assert r["wins"] + r["draws"] + r["losses"] == 2 and len(r["endings"]) == 2
+        low, high = r["interval95"]
+        assert 0 <= low <= r["score"] <= high <= 1 and r["positions"] == 4
+    network_steps.network_steps([("renamed", files[0])], **settings)
+    again = read_json(out)
+    assert len(again["rows"]) == 2 and again["rows"][0]["step"] == "renamed"   # not re-measured
+    assert again["rows"][0]["seconds"] == rows[0]["seconds"]

@@ -10,6 +10,7 @@ from chesslab.experiments import evaluators
 from chesslab.experiments import ladder
 from chesslab.experiments import matches
 from chesslab.experiments import move_quality
+from chesslab.experiments import network_steps
 from chesslab.experiments import recipe
 from chesslab.experiments import search_cost
 from chesslab.experiments import store
@@ -135,6 +136,14 @@ def _results_mcts_tuning(args):
     out = _results_out(args, "mcts_tuning")
     move_quality.mcts_tuning(args.simulations, args.c_puct, args.fpu, args.positions,
                              args.network, out, describe=args.describe)
+    print(f"written to {out}")
+
+
+def _results_network_steps(args):
+    out = _results_out(args, "network_steps")
+    steps = [network_steps.parse_step(text) for text in args.step]   # all checked first
+    network_steps.network_steps(steps, args.simulations, args.opponent, args.games,
+                                args.positions, args.max_plies, args.seed, out)
     print(f"written to {out}")
 
 
@@ -281,6 +290,20 @@ def add_results(sub):
     q.add_argument("--out", help="default: data/results/mcts_tuning.json")
     defaults_from(q, move_quality.mcts_tuning)
     q.set_defaults(func=_results_mcts_tuning)
+
+    q = which.add_parser("network-steps", help="what each step of a policy-value network's "
+                                               "making bought: move quality and a match")
+    q.add_argument("--step", action="append", required=True, metavar="NAME=FILE",
+                   help="a step's name and its network file, in order (repeat the option)")
+    q.add_argument("--simulations", type=COUNT, help="MCTS simulations per move")
+    q.add_argument("--opponent", help="player spec of the fixed opponent")
+    q.add_argument("--games", type=COUNT, help="an even number")
+    q.add_argument("--positions", type=COUNT, help="held-out positions for move quality")
+    q.add_argument("--max-plies", **max_plies)
+    q.add_argument("--seed", type=int)
+    q.add_argument("--out", help="default: data/results/network_steps.json")
+    defaults_from(q, network_steps.network_steps)
+    q.set_defaults(func=_results_network_steps)
 
     q = which.add_parser("mcts-head-to-head", help="two policy-value networks, MCTS at the "
                                                    "same simulations, resumable")

@@ -28,8 +28,8 @@ from chesslab.figures.training import (cnn_structure_figure, model_listing, netw
                                        plot_history, plot_recipe, residual_block_figure,
                                        saved_model_figure, training_curves_figure)
 from chesslab.figures.results import (accuracy_table_figure, depth_cost_figure, ladder_figure,
-                                      plot_results,
-                                      read_results, standings_figure, tournament_figure)
+                                      network_steps_figure, plot_results, read_results,
+                                      standings_figure, tournament_figure)
 from chesslab.figures.search import (MCTS_STEPS, draw_fragment, game_tree_figure,
                                      mcts_steps_figure, plot_curve, plot_search, search_svg)
 
@@ -44,8 +44,8 @@ __all__ = [
     "figure_registry", "make_figures", "save_figure",
     "cnn_structure_figure", "model_listing", "network_boxes", "plot_history", "plot_recipe",
     "residual_block_figure", "saved_model_figure", "training_curves_figure",
-    "accuracy_table_figure", "depth_cost_figure", "ladder_figure", "plot_results", "read_results",
-    "standings_figure", "tournament_figure",
+    "accuracy_table_figure", "depth_cost_figure", "ladder_figure", "network_steps_figure",
+    "plot_results", "read_results", "standings_figure", "tournament_figure",
     "MCTS_STEPS", "draw_fragment", "game_tree_figure", "mcts_steps_figure", "plot_curve",
     "plot_search", "search_svg",
 ]

@@ -1,0 +1,91 @@
+"""What each step of the policy-value network's making bought, in play.
+
+Each step is a network file (the one a training step left) with a name. For each, with
+the same search (MCTS at a fixed number of simulations, the player's default settings):
+its moves on held-out labelled positions (``move_quality``: Stockfish's best move share,
+expected score lost) and a match against one fixed opponent, with the score's 95%
+interval. Drawn by ``figures.network_steps_figure``; notebook 12 tells the story.
+
+    python -m chesslab results network-steps --step "policy only=run/e1.json" ...
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from chesslab.base.files import file_tag, read_json, write_json_atomic
+from chesslab.base.stockfish import find_stockfish, open_engine, quit_engine
+from chesslab.experiments.move_quality import held_out_positions, move_quality
+from chesslab.experiments.store import result_path, stamp
+from chesslab.evaluators.policy_value import load_policy_value
+from chesslab.matches.match import match
+from chesslab.matches.players import make_player
+
+
+def parse_step(text: str) -> tuple[str, Path]:
+    """``"name=path"`` -> (name, path), with a message that says what is wrong."""
+    name, sep, path = text.rpartition("=")
+    if not sep or not name.strip() or not path.strip():
+        raise ValueError(f"a step is NAME=NETWORK_FILE, e.g. 'policy only=runs/e1.json'; "
+                         f"got {text!r}")
+    path = Path(path.strip())
+    if not path.exists():
+        raise FileNotFoundError(f"step {name.strip()!r}: network file {path} does not exist")
+    return name.strip(), path
+
+
+def _notes_summary(path) -> dict:
+    """The last held-out measurements the training wrote into the file, if any."""
+    history = load_policy_value(path).training_notes.get("history") or [{}]
+    last = history[-1]
+    return {k: last[k] for k in ("top1", "value_mse", "value_mse_all") if k in last}
+
+
+def network_steps(steps, simulations: int = 400, opponent: str = "pst:2", games: int = 20,
+                  positions: int = 500, max_plies: int = 200, seed: int = 0, path=None,
+                  progress: bool = True) -> dict:
+    """Measure every ``(name, network file)`` of ``steps`` (in order); a network already
+    measured with the same settings is kept, so a stopped run resumes."""
+    path = Path(path or result_path("network_steps"))
+    doc = read_json(path, "results file") if path.exists() else {"rows": []}
+    settings = {"simulations": simulations, "opponent": opponent, "games": games,
+                "positions": positions, "max_plies": max_plies, "seed": seed}
+    known = {(r["network"], *(r[k] for k in settings)): r for r in doc["rows"]}
+    data = held_out_positions(positions)
+    engine = open_engine() if find_stockfish(required=False) else None
+    try:
+        for name, network in steps:
+            tag = file_tag(network, 16)
+            row = known.get((tag, *settings.values()))
+            if row is None:
+                row = _measure(network, data, engine, settings)
+                row = {"network": tag, **settings, **row}
+                doc["rows"].append(row)
+            row["step"] = name                     # a step may be renamed, not re-measured
+            write_json_atomic(path, {**doc, **stamp()}, indent=1)
+            if progress:
+                print(f"{name}: {row['summary']}; best move {row['best_move_share']:.3f}, "
+                      f"expected score lost {row['expected_score_lost']:.4f}", flush=True)
+    finally:
+        if engine is not None:
+            quit_engine(engine)
+    doc["order"] = [name for name, _ in steps]
+    write_json_atomic(path, {**doc, **stamp()}, indent=1)
+    return doc
+
+
+def _measure(network, data, engine, s) -> dict:
+    spec = f"mcts:{s['simulations']}"
+    start = time.perf_counter()
+    player = make_player(spec, seed=s["seed"], model=network)
+
+    def choose(board):
+        player.reset()
+        return player.choose_move(board)
+    quality = move_quality(choose, data, engine)
+    player.reset()
+    result = match(player, s["opponent"], games=s["games"], seed=s["seed"],
+                   max_plies=s["max_plies"], progress=False)
+    return {**_notes_summary(network), **quality, **result.record(),
+            "endings": [g.headers.get("Termination") for g in result.games],
+            "seconds": round(time.perf_counter() - start, 1)}
