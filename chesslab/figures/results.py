@@ -221,7 +221,7 @@ def ladder_figure(data=None, ax=None):
     for elo in anchors.values():
         ax.axvline(elo, color="0.8", linewidth=0.8, zorder=0)
     seconds = data.get("seconds_per_move")
-    ax.set_xlabel(f"Elo on Stockfish's UCI_Elo scale"
+    ax.set_xlabel("Elo on Stockfish's UCI_Elo scale"
                   + (f", {seconds:g} s a move" if seconds else "")
                   + f"; {data['games_per_pair']} games a pair; lines: 95% intervals")
     ax.set_title("One ladder for every player")
