@@ -125,3 +125,32 @@ def test_a_run_with_value_only_positions_mixes_them_into_every_batch(shard_folde
     last = load_policy_value(out).training_notes["history"][-1]
     assert last["value_positions"] > last["policy_positions"]
     assert "value_mse_all" in last and last["value_mse_all"] >= 0
+
+
+def test_recalibrating_a_network_changes_only_its_batch_norm_statistics(shard_folder, tmp_path):
+    from chesslab.nn import BatchNorm
+    out = tmp_path / "net.json"
+    supervised.train_supervised(out, shard_folder, channels=8, blocks=1, epochs=1,
+                                batch_size=32, held_out=50, value_data=None,
+                                progress=lambda line: None)
+    net = load_policy_value(out)
+    for layer in net.leaves():              # statistics a run could have left behind
+        if isinstance(layer, BatchNorm):
+            layer.running_mean = layer.running_mean + 5.0
+    spoiled = tmp_path / "spoiled.json"
+    from chesslab.evaluators.policy_value import save_policy_value
+    save_policy_value(net, spoiled, **net.training_notes)
+    fixed = tmp_path / "fixed.json"
+    before, after = supervised.recalibrate_file(spoiled, fixed, shard_folder, value_data=None,
+                                                batch_size=32, progress=lambda line: None)
+    assert before != after
+    again, trained = load_policy_value(fixed), load_policy_value(out)
+    assert all(np.array_equal(again.params[k], net.params[k]) for k in net.params)
+    assert again.training_notes["batch_norm_recalibrated"]["after"] == after
+    # the training recalibrated at its epoch's end with the same batches: back to that
+    for mine, theirs in zip(again.leaves(), trained.leaves()):
+        if isinstance(mine, BatchNorm):
+            np.testing.assert_allclose(mine.running_mean, theirs.running_mean, atol=1e-5)
+            np.testing.assert_allclose(mine.running_var, theirs.running_var, rtol=1e-5)
+    last = trained.training_notes["history"][-1]
+    assert after["value_mse"] == pytest.approx(last["value_mse"], rel=1e-5)

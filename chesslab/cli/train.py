@@ -4,10 +4,12 @@ from __future__ import annotations
 from chesslab.training import naive_bayes as nb_training
 from chesslab.training import pipeline as training
 from chesslab.training.pretraining import bootstrap
-from chesslab.training.supervised import train_supervised
+from chesslab.training.supervised import recalibrate_file, train_supervised
 from chesslab.cli.common import (COUNT, at_least, check_outputs, defaults_from, game_sample_args,
                                  positive, workers_args)
-from chesslab.base.files import check_writable_dir
+from chesslab.base.files import check_writable, check_writable_dir
+from chesslab.datasets.policy_labels import POLICY_LABELS
+from chesslab.datasets.positions import DEFAULT_DATASET
 from chesslab.training.selfplay import DEFAULTS as SELFPLAY_DEFAULTS
 from chesslab.training.selfplay import check_settings, train_selfplay
 
@@ -46,6 +48,14 @@ def _train_supervised(args):
                      args.save_every, args.held_out, args.seed,
                      None if args.no_value_data else args.value_data, args.init,
                      args.value_channels, progress=lambda s: print(s, flush=True))
+
+
+def _train_recalibrate(args):
+    check_outputs(args, out="network file")
+    check_writable(args.out or args.net, "network file")
+    recalibrate_file(args.net, args.out, args.labels or POLICY_LABELS,
+                     None if args.no_value_data else (args.value_data or DEFAULT_DATASET),
+                     progress=lambda s: print(s, flush=True))
 
 
 def _train_selfplay(args):
@@ -125,6 +135,16 @@ def add_train(sub):
         p.add_argument("--" + name.replace("_", "-"), type=float)
     defaults_from(p, train_supervised)
     p.set_defaults(func=_train_supervised)
+
+    p = kinds.add_parser("recalibrate", help="a trained policy-value network's batch-norm "
+                         "statistics recomputed with its final weights, measured before/after")
+    p.add_argument("--net", required=True, help="network file")
+    p.add_argument("--out", help="where to write it (default: in place)")
+    p.add_argument("--labels", help="folder of policy-label shards (default: data/policy_labels)")
+    p.add_argument("--value-data", help="labelled positions mixed in as in training "
+                                        "(default: data/positions.npz)")
+    p.add_argument("--no-value-data", action="store_true", help="policy labels only")
+    p.set_defaults(func=_train_recalibrate)
 
     p = kinds.add_parser("selfplay", help="AlphaZero-style self-play training (endgame "
                                           "curriculum or full game), resumable")

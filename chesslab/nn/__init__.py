@@ -14,10 +14,11 @@ from chesslab.nn.models import (ANN, CNN, Network, conv_net, layer_from_config, 
                      residual_net, thesis_ann, thesis_cnn, train_step)
 from chesslab.nn.nnue_layers import FeatureTransformer, NNUEHead
 from chesslab.nn.optim import SGD, Adam
-from chesslab.nn.residual import BatchNorm, Residual
+from chesslab.nn.residual import BatchNorm, Residual, recalibrate_batch_norm
 
 __all__ = [
     "Layer", "Dense", "Conv2D", "MaxPool2D", "ReLU", "Sigmoid", "Tanh", "Flatten", "BatchNorm",
+    "recalibrate_batch_norm",
     "Residual", "Sequential", "ClippedReLU", "FeatureTransformer", "NNUEHead", "sigmoid", "sigmoid_mse", "conv2d_naive", "he_normal", "xavier_uniform", "layer_from_config",
     "DTYPE", "mse", "binary_cross_entropy", "softmax", "softmax_cross_entropy", "l2_penalty",
     "SGD", "Adam", "Network", "ANN", "CNN", "thesis_ann", "thesis_cnn", "conv_net",

@@ -68,6 +68,40 @@ class BatchNorm(Layer):
         return dx * (self._inv_std / count).reshape(shape)
 
 
+def recalibrate_batch_norm(model, batches) -> int:
+    """Set every BatchNorm's running statistics to the average over ``batches`` (inputs
+    fed forward in training mode, no weights changed); returns how many were used.
+
+    The running averages follow the last few dozen training batches, taken while the
+    weights were still moving; after training they can sit far from what the final
+    weights produce, and eval mode (one position at a time, as a search asks) then
+    scores worse than the training error promised. Averaging over many batches with
+    the final weights is the usual mend."""
+    norms = [layer for layer in model.leaves() if isinstance(layer, BatchNorm)]
+    saved = [(n.momentum, n.training, n.running_mean, n.running_var) for n in norms]
+    for n in norms:
+        n.running_mean = np.zeros_like(n.running_mean)
+        n.running_var = np.zeros_like(n.running_var)
+        n.train(True)
+    used = 0
+    try:
+        for x in batches:
+            used += 1
+            for n in norms:
+                n.momentum = 1.0 / used           # a running mean of the batches so far
+            model.forward(x)
+    finally:
+        for n, (momentum, training, mean, var) in zip(norms, saved):
+            n.momentum = momentum
+            n.train(training)
+            n._xhat = n._inv_std = None        # no cache from these passes
+            if not used:                       # nothing seen: keep what it had
+                n.running_mean, n.running_var = mean, var
+    if not used:
+        raise ValueError("recalibrating batch norm needs at least one batch of inputs")
+    return used
+
+
 class Residual(Sequential):
     """The tutorial's residual block: conv-BN-ReLU-conv-BN, add the input, ReLU.
 
