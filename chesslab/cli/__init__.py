@@ -1,9 +1,9 @@
 """The command line, ``python -m chesslab COMMAND ...``: every command in one place.
 
     data     {games, label, extend, build, info}     training data (Stockfish games, labels)
-    train    {nets, bayes, bootstrap, supervised, selfplay}  models into data/models
-    results  {evaluators, depth-cost, tournament, ladder, match, recipe,
-              bayes, bayes-matches, mcts-matches, mcts-head-to-head}   data/results/*.json
+    train    {nets, bayes, bootstrap, supervised, recalibrate, selfplay}  models into data/models
+    results  {evaluators, depth-cost, tournament, ladder, match, recipe, bayes, bayes-matches,
+              mcts-matches, mcts-tuning, network-steps, mcts-head-to-head}   data/results/*.json
     match    --white SPEC --black SPEC --games N     a match, with a score and an Elo estimate
     bestmove --fen FEN --player SPEC                 one search, its move and its line
     figures  [--out DIR] [--only NAME ...]           every figure of figures/
@@ -41,7 +41,7 @@ from chesslab.cli.train import add_train
 from chesslab.matches.players import EngineStopped
 
 #: The subcommands of ``train``.
-TRAIN_COMMANDS = ("nets", "bayes", "bootstrap", "supervised", "selfplay")
+TRAIN_COMMANDS = ("nets", "bayes", "bootstrap", "supervised", "recalibrate", "selfplay")
 #: Old spellings -> new ones (``train NAME`` -> ``train nets NAME`` is handled apart).
 ALIASES = {"selfplay": ("train", "selfplay"), "bootstrap": ("train", "bootstrap"),
            "evaluate-models": ("results", "evaluators")}

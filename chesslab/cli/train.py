@@ -77,7 +77,7 @@ def _train_selfplay(args):
 
 def add_train(sub):
     train = sub.add_parser("train", help="train models into data/models (nets, bayes, "
-                                         "bootstrap, supervised, selfplay)")
+                                         "bootstrap, supervised, recalibrate, selfplay)")
     kinds = train.add_subparsers(dest="kind_of_model", metavar="WHAT", required=True)
 
     p = kinds.add_parser("nets", help="train evaluation networks (the thesis pipeline)")
