@@ -225,6 +225,12 @@ def test_first_play_urgency_counts_an_untried_move_below_the_node_value():
         node.q(), node.N, node.prior, mcts.c_puct)
 
 
+def test_the_course_mcts_player_uses_the_tuned_first_play_urgency_and_self_play_does_not():
+    player = make_player("mcts:10")
+    assert player.mcts.fpu_reduction == mcts_module.PLAY_FPU_REDUCTION > 0
+    assert MCTSPlayer(None, 10).mcts.fpu_reduction == 0.0       # the plain algorithm
+
+
 def test_the_policy_player_plays_the_networks_top_legal_move(tmp_path):
     net = PolicyValueNet(8, 1, policy_k=8, seed=3, planes="mover").eval()
     path = tmp_path / "pv.json"

@@ -38,7 +38,7 @@ from chesslab.evaluators.registry import EVALUATORS, load_evaluator, model_path
 from chesslab.evaluators.registry import is_available as evaluator_available
 from chesslab.board.game import Player
 from chesslab.board.rules import outcome
-from chesslab.search.mcts import DEFAULT_MODEL, MCTSPlayer, shipped_network
+from chesslab.search.mcts import DEFAULT_MODEL, PLAY_FPU_REDUCTION, MCTSPlayer, shipped_network
 from chesslab.search.searcher import Searcher
 from chesslab.base.stockfish import find_stockfish, quit_engine, start_engine
 from chesslab.matches.specs import (EXAMPLES, MAX_DEPTH, SEARCH_ALGORITHMS, STOCKFISH_SECONDS,
@@ -257,5 +257,6 @@ def mcts_player(simulations: int | None = 300, time_limit: float | None = None,
         raise ValueError(f"MCTS needs at least 1 simulation per move, not {simulations}")
     sims = simulations if simulations is not None else (10**6 if time_limit else 300)
     return MCTSPlayer(shipped_network(model), sims, seed=seed, time_limit=time_limit,
+                      fpu_reduction=PLAY_FPU_REDUCTION,
                       name=name or format_spec("mcts", None if time_limit else sims,
                                                time_limit))
