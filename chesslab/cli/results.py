@@ -143,7 +143,7 @@ def _results_network_steps(args):
     out = _results_out(args, "network_steps")
     steps = [network_steps.parse_step(text) for text in args.step]   # all checked first
     network_steps.network_steps(steps, args.simulations, args.opponent, args.games,
-                                args.positions, args.max_plies, args.seed, out)
+                                args.positions, args.max_plies, args.seed, args.workers, out)
     print(f"written to {out}")
 
 
@@ -301,6 +301,7 @@ def add_results(sub):
     q.add_argument("--positions", type=COUNT, help="held-out positions for move quality")
     q.add_argument("--max-plies", **max_plies)
     q.add_argument("--seed", type=int)
+    workers_args(q, 1, "networks measured at once")
     q.add_argument("--out", help="default: data/results/network_steps.json")
     defaults_from(q, network_steps.network_steps)
     q.set_defaults(func=_results_network_steps)

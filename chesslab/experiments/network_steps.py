@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from chesslab.base.files import file_tag, read_json, write_json_atomic
+from chesslab.base.parallel import parallel_map
 from chesslab.base.stockfish import find_stockfish, open_engine, quit_engine
 from chesslab.experiments.move_quality import held_out_positions, move_quality
 from chesslab.experiments.store import result_path, stamp
@@ -42,50 +43,55 @@ def _notes_summary(path) -> dict:
 
 
 def network_steps(steps, simulations: int = 400, opponent: str = "pst:2", games: int = 20,
-                  positions: int = 500, max_plies: int = 200, seed: int = 0, path=None,
-                  progress: bool = True) -> dict:
-    """Measure every ``(name, network file)`` of ``steps`` (in order); a network already
-    measured with the same settings is kept, so a stopped run resumes."""
+                  positions: int = 500, max_plies: int = 200, seed: int = 0, workers: int = 1,
+                  path=None, progress: bool = True) -> dict:
+    """Measure every ``(name, network file)`` of ``steps`` (in order), ``workers`` networks
+    at a time; a network already measured with the same settings is kept, and each one is
+    stored as it finishes, so a stopped run resumes."""
     path = Path(path or result_path("network_steps"))
     doc = read_json(path, "results file") if path.exists() else {"rows": []}
     settings = {"simulations": simulations, "opponent": opponent, "games": games,
                 "positions": positions, "max_plies": max_plies, "seed": seed}
-    known = {(r["network"], *(r[k] for k in settings)): r for r in doc["rows"]}
-    data = held_out_positions(positions)
-    engine = open_engine() if find_stockfish(required=False) else None
-    try:
-        for name, network in steps:
-            tag = file_tag(network, 16)
-            row = known.get((tag, *settings.values()))
-            if row is None:
-                row = _measure(network, data, engine, settings)
-                row = {"network": tag, **settings, **row}
-                doc["rows"].append(row)
-            row["step"] = name                     # a step may be renamed, not re-measured
-            write_json_atomic(path, {**doc, **stamp()}, indent=1)
-            if progress:
-                print(f"{name}: {row['summary']}; best move {row['best_move_share']:.3f}, "
-                      f"expected score lost {row['expected_score_lost']:.4f}", flush=True)
-    finally:
-        if engine is not None:
-            quit_engine(engine)
+    known = {(r["network"], *(r[k] for k in settings)) for r in doc["rows"]}
+    tags = {name: file_tag(network, 16) for name, network in steps}
+    jobs = [(name, str(network), tags[name], settings) for name, network in steps
+            if (tags[name], *settings.values()) not in known]
+
+    def save(_index, row):
+        doc["rows"].append(row)
+        write_json_atomic(path, {**doc, **stamp()}, indent=1)
+        if progress:
+            print(f"{row['step']}: {row['summary']}; best move {row['best_move_share']:.3f}, "
+                  f"expected score lost {row['expected_score_lost']:.4f}", flush=True)
+    parallel_map(_measure_step, jobs, workers, on_result=save)
+    for row in doc["rows"]:                      # a step may be renamed, not re-measured
+        for name, tag in tags.items():
+            if row["network"] == tag and all(row[k] == v for k, v in settings.items()):
+                row["step"] = name
     doc["order"] = [name for name, _ in steps]
     write_json_atomic(path, {**doc, **stamp()}, indent=1)
     return doc
 
 
-def _measure(network, data, engine, s) -> dict:
-    spec = f"mcts:{s['simulations']}"
-    start = time.perf_counter()
-    player = make_player(spec, seed=s["seed"], model=network)
+def _measure_step(job) -> dict:
+    name, network, tag, s = job
+    data = held_out_positions(s["positions"])
+    engine = open_engine() if find_stockfish(required=False) else None
+    try:
+        spec = f"mcts:{s['simulations']}"
+        start = time.perf_counter()
+        player = make_player(spec, seed=s["seed"], model=network)
 
-    def choose(board):
-        player.reset()
-        return player.choose_move(board)
-    quality = move_quality(choose, data, engine)
+        def choose(board):
+            player.reset()
+            return player.choose_move(board)
+        quality = move_quality(choose, data, engine)
+    finally:
+        if engine is not None:
+            quit_engine(engine)
     player.reset()
     result = match(player, s["opponent"], games=s["games"], seed=s["seed"],
                    max_plies=s["max_plies"], progress=False)
-    return {**_notes_summary(network), **quality, **result.record(),
-            "endings": [g.headers.get("Termination") for g in result.games],
+    return {"step": name, "network": tag, **s, **_notes_summary(network), **quality,
+            **result.record(), "endings": [g.headers.get("Termination") for g in result.games],
             "seconds": round(time.perf_counter() - start, 1)}
