@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from chesslab.base.files import read_json
-from chesslab.datasets.policy_labels import POLICY_LABELS
+from chesslab.datasets.policy_labels import POLICY_LABELS, load_policy_labels
 from chesslab.evaluators.neural import expected_score
 from chesslab.evaluators.policy_value import PolicyValueNet, save_policy_value
 from chesslab.experiments import move_quality
@@ -47,6 +47,9 @@ def test_a_paired_difference_cancels_what_both_settings_share():
     b = {"lost_per_position": [0.29, 0.00, 0.10, 0.01]}
     mean, error = move_quality.paired_difference(a, b)
     assert mean == pytest.approx(0.01) and error == pytest.approx(0.0, abs=1e-9)
+    with pytest.raises(ValueError, match="different positions"):
+        move_quality.paired_difference({**a, "positions_digest": "x"},
+                                       {**b, "positions_digest": "y"})
 
 
 @needs_stockfish
@@ -72,6 +75,13 @@ def test_held_out_positions_come_from_held_out_games_only():
     assert len(data["fen"]) == 30 and held_out_mask(data["game_id"]).all()
     assert (data["moves"][:, 0] != "").all()
     assert len(set(data["game_id"].tolist())) > 10          # spread over many games
+    # only the first shards: labelling more later asks the same positions
+    first = load_policy_labels(POLICY_LABELS, shards=move_quality.POSITION_SHARDS)
+    assert set(data["fen"].tolist()) <= set(first["fen"].tolist())
+    assert move_quality.positions_digest(data) == move_quality.positions_digest(
+        move_quality.held_out_positions(30))
+    with pytest.raises(FileNotFoundError, match="label more"):
+        load_policy_labels(POLICY_LABELS, shards=10**6)
 
 
 @pytest.mark.skipif(not any(POLICY_LABELS.glob("*.npz")), reason="no policy labels shipped")
@@ -84,6 +94,7 @@ def test_tuning_measures_each_setting_once_and_resumes(tmp_path, monkeypatch):
     rows = read_json(out)["rows"]
     assert [(r["c_puct"], r["fpu_reduction"]) for r in rows] == [(1.0, 0.0), (1.0, 0.3)]
     assert all(r["positions"] == 6 and 0 <= r["best_move_share"] <= 1 for r in rows)
+    assert len({r["positions_digest"] for r in rows}) == 1
     move_quality.mcts_tuning(8, (1.0, 2.0), (0.0, 0.3), 6, net_file, out, progress=False)
     again = read_json(out)["rows"]
     assert again[:2] == rows and len(again) == 4                 # only the new settings ran

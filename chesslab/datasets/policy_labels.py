@@ -112,9 +112,17 @@ def label_policy_shards(dataset, folder=POLICY_LABELS, depth: int = 8, multipv: 
     return done
 
 
-def load_policy_labels(folder, depth: int = 8, multipv: int = 8, seed: int = 0) -> dict:
-    """Every finished shard of that labelling run, in order, as arrays of ``COLUMNS``."""
+def load_policy_labels(folder, depth: int = 8, multipv: int = 8, seed: int = 0,
+                       shards: int | None = None) -> dict:
+    """Every finished shard of that labelling run (or the first ``shards`` of them, a
+    set that stays the same while labelling goes on), in order, as arrays of ``COLUMNS``."""
     paths = sorted(Path(folder).glob(f"d{depth}_k{multipv}_seed{seed}_*.npz"))
+    if shards is not None:
+        if len(paths) < shards:
+            raise FileNotFoundError(f"{shards} policy-label shards asked for, {len(paths)} "
+                                    f"in {folder}; label more with `python -m chesslab data "
+                                    f"policy-labels`")
+        paths = paths[:shards]
     if not paths:
         raise FileNotFoundError(f"no policy labels (depth {depth}, multipv {multipv}, seed "
                                 f"{seed}) in {folder}; make them with `python -m chesslab "

@@ -12,6 +12,7 @@ which is what tuning the search needs (``python -m chesslab results mcts-tuning`
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
 import time
 from pathlib import Path
@@ -31,13 +32,25 @@ from chesslab.search.mcts import DEFAULT_MODEL, MCTSPlayer, shipped_network
 from chesslab.training.supervised import held_out_mask, spread_sample
 
 
-def held_out_positions(count: int, labels=POLICY_LABELS) -> dict:
-    """``count`` labelled positions of held-out games (game id % 20 == 0), spread over
-    all of them, with Stockfish's moves and scores; finished games left out."""
-    data = load_policy_labels(labels)
+#: The held-out positions come from the first shards only, so that they stay the same
+#: while labelling goes on and results measured weeks apart compare position by position.
+POSITION_SHARDS = 100
+
+
+def held_out_positions(count: int, labels=POLICY_LABELS, shards: int = POSITION_SHARDS) -> dict:
+    """``count`` labelled positions of held-out games (game id % 20 == 0) of the first
+    ``shards`` shards, spread over all of them, with Stockfish's moves and scores;
+    finished games left out."""
+    data = load_policy_labels(labels, shards=shards)
     rows = np.flatnonzero(held_out_mask(data["game_id"]) & (data["moves"][:, 0] != ""))
     rows = spread_sample(rows, count)
     return {k: v[rows] for k, v in data.items()}
+
+
+def positions_digest(positions: dict) -> str:
+    """A short fingerprint of the positions asked: rows with the same one compare."""
+    text = "\n".join(str(f) for f in positions["fen"])
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def move_quality(choose, positions: dict, engine=None, depth: int = 8,
@@ -69,6 +82,10 @@ def move_quality(choose, positions: dict, engine=None, depth: int = 8,
 def paired_difference(a: dict, b: dict) -> tuple[float, float]:
     """Mean of a's loss minus b's on the same positions, and its standard error: two
     settings compared position by position, so the positions' own difficulty cancels."""
+    if a.get("positions_digest") != b.get("positions_digest"):
+        raise ValueError("these two rows were measured on different positions "
+                         f"({a.get('positions_digest')} vs {b.get('positions_digest')}); "
+                         "compare rows of the same positions only")
     d = np.subtract(a["lost_per_position"], b["lost_per_position"])
     return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
 
@@ -124,7 +141,8 @@ def _tune(doc, data, net, tag, simulations, c_puct, fpu, done, engine, path, pro
             return player.choose_move(board)
         start = time.perf_counter()
         row = {"network": tag, "simulations": simulations, "c_puct": c, "fpu_reduction": f,
-               **move_quality(choose, data, engine), "seconds": round(time.perf_counter() - start, 1)}
+               "positions_digest": positions_digest(data), **move_quality(choose, data, engine),
+               "seconds": round(time.perf_counter() - start, 1)}
         doc["rows"].append(row)
         write_json_atomic(path, {**doc, **stamp()}, indent=1)
         if progress:

@@ -16,7 +16,7 @@ from pathlib import Path
 from chesslab.base.files import file_tag, read_json, write_json_atomic
 from chesslab.base.parallel import parallel_map
 from chesslab.base.stockfish import find_stockfish, open_engine, quit_engine
-from chesslab.experiments.move_quality import held_out_positions, move_quality
+from chesslab.experiments.move_quality import held_out_positions, move_quality, positions_digest
 from chesslab.experiments.store import result_path, stamp
 from chesslab.evaluators.policy_value import load_policy_value
 from chesslab.matches.match import match
@@ -92,6 +92,7 @@ def _measure_step(job) -> dict:
     player.reset()
     result = match(player, s["opponent"], games=s["games"], seed=s["seed"],
                    max_plies=s["max_plies"], progress=False)
-    return {"step": name, "network": tag, **s, **_notes_summary(network), **quality,
+    return {"step": name, "network": tag, **s, "positions_digest": positions_digest(data),
+            **_notes_summary(network), **quality,
             **result.record(), "endings": [g.headers.get("Termination") for g in result.games],
             "seconds": round(time.perf_counter() - start, 1)}
