@@ -89,9 +89,9 @@ def _measure_step(job) -> dict:
     finally:
         if engine is not None:
             quit_engine(engine)
-    player.reset()
-    result = match(player, s["opponent"], games=s["games"], seed=s["seed"],
-                   max_plies=s["max_plies"], progress=False)
+    # a fresh player for the games: they do not depend on the positions asked before
+    result = match(make_player(spec, seed=s["seed"], model=network), s["opponent"],
+                   games=s["games"], seed=s["seed"], max_plies=s["max_plies"], progress=False)
     return {"step": name, "network": tag, **s, "positions_digest": positions_digest(data),
             **_notes_summary(network), **quality,
             **result.record(), "endings": [g.headers.get("Termination") for g in result.games],
