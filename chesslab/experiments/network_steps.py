@@ -36,10 +36,14 @@ def parse_step(text: str) -> tuple[str, Path]:
 
 
 def _notes_summary(path) -> dict:
-    """The last held-out measurements the training wrote into the file, if any."""
-    history = load_policy_value(path).training_notes.get("history") or [{}]
-    last = history[-1]
-    return {k: last[k] for k in ("top1", "value_mse", "value_mse_all") if k in last}
+    """The last held-out measurements the training wrote into the file, if any (and
+    those after ``train recalibrate``, which the last epoch's do not include)."""
+    notes = load_policy_value(path).training_notes
+    last = (notes.get("history") or [{}])[-1]
+    out = {k: last[k] for k in ("top1", "value_mse", "value_mse_all") if k in last}
+    fixed = (notes.get("batch_norm_recalibrated") or {}).get("after", {})
+    out.update({f"{k}_recalibrated": fixed[k] for k in ("top1", "value_mse") if k in fixed})
+    return out
 
 
 def network_steps(steps, simulations: int = 400, opponent: str = "pst:2", games: int = 20,
