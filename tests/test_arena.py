@@ -213,3 +213,11 @@ def test_the_resign_rule_accepts_players_whose_search_has_no_score():
                      resign_cp=500, max_plies=6)
     assert not game.headers["Termination"].startswith("adjudicated")
     assert len(list(game.mainline_moves())) <= 6
+
+
+def test_a_long_clean_sweep_reads_as_a_lower_bound_not_a_finite_error():
+    from chesslab.matches.match import MatchResult
+    # 100 of 100: the interval's upper end rounds to 1, which has no finite Elo
+    text = MatchResult("a", "b", 100, 0, 0).summary()
+    assert "every game won: at least +" in text and "+inf +-" not in text
+    assert "every game lost: at most -" in MatchResult("a", "b", 0, 0, 100).summary()

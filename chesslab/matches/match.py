@@ -99,7 +99,7 @@ class MatchResult:
     def summary(self) -> str:
         low, high = self.score_interval()
         elo = f"{self.elo + 0.0:+.0f}"  # + 0.0: no "-0" for an even score
-        if math.isfinite(self.elo_error):
+        if math.isfinite(self.elo) and math.isfinite(self.elo_error):
             elo += f" +- {self.elo_error:.0f}"
         elif self.elo > 0:       # a clean sweep: no upper end, the interval gives the lower
             elo += f" (every game won: at least {elo_difference(low):+.0f} at 95%)"
