@@ -85,7 +85,7 @@ def test_ladder_figure_puts_each_player_at_its_elo_and_anchors_as_diamonds():
 def test_network_steps_figure_draws_each_step_in_order_with_its_interval_and_loss():
     from chesslab.figures import network_steps_figure
     row = lambda step, score, low, high, lost: {  # noqa: E731
-        "step": step, "score": score, "interval95": [low, high], "player": "mcts:400",
+        "step": step, "score": score, "interval95": [low, high], "a": "mcts:400",
         "opponent": "pst:2", "games": 20, "positions": 3, "lost_per_position": lost}
     data = {"order": ["policy only", "+ value data"],
             "rows": [row("+ value data", 0.6, 0.4, 0.8, [0.01, 0.02, 0.03]),
@@ -98,6 +98,7 @@ def test_network_steps_figure_draws_each_step_in_order_with_its_interval_and_los
     dots = {tuple(line.get_xydata()[0]) for line in left.lines if len(line.get_xydata()) == 1}
     assert dots == {(0.1, 1.0), (0.6, 0.0)}
     assert any(list(line.get_xdata()) == [0.03, 0.3] for line in left.lines)
+    assert left.get_xlabel().startswith("mcts:400 vs pst:2\nscore over 20 games")
     widths = sorted(round(p.get_width(), 6) for p in right.patches)
     assert widths == [0.02, 0.06]                            # mean loss per step
     plt.close(fig)

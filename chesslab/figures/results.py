@@ -237,14 +237,14 @@ def network_steps_figure(data=None):
         data = read_results("network_steps", "python -m chesslab results network-steps")
     by_step = {r["step"]: r for r in data["rows"]}
     rows = [by_step[name] for name in data.get("order", by_step) if name in by_step]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 1.2 + 0.5 * len(rows)), sharey=True,
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 1.5 + 0.5 * len(rows)), sharey=True,
                                       layout="constrained")
     y = np.arange(len(rows))[::-1]
     for yi, r in zip(y, rows):
         low, high = r["interval95"]
         left.plot([low, high], [yi, yi], color="#2980b9", linewidth=2, alpha=0.6)
         left.plot(r["score"], yi, "o", color="#2980b9")
-        left.text(r["score"], yi + 0.18, f"{r['score']:.2f}", ha="center", fontsize=8)
+        left.text(r["score"], yi + 0.18, f"{r['score']:.3g}", ha="center", fontsize=8)
         lost = np.asarray(r["lost_per_position"])
         error = lost.std(ddof=1) / np.sqrt(len(lost))
         right.barh(yi, lost.mean(), xerr=error, color="#8e44ad", alpha=0.7, capsize=3)
@@ -253,10 +253,10 @@ def network_steps_figure(data=None):
     left.axvline(0.5, color="0.7", linewidth=0.8, zorder=0)
     left.set_xlim(0, 1)
     left.set_yticks(y, [r["step"] for r in rows])
-    first = rows[0] if rows else {"player": "mcts", "opponent": "?", "games": 0}
-    left.set_xlabel(f"{first['player']} vs {first['opponent']}: score over "
-                    f"{first['games']} games (line: 95% interval)")
-    right.set_xlabel(f"expected score lost per move vs Stockfish's best\n"
+    first = rows[0] if rows else {"a": "mcts", "opponent": "?", "games": 0}
+    left.set_xlabel(f"{first['a']} vs {first['opponent']}\nscore over {first['games']} "
+                    f"games (line: 95% interval)")
+    right.set_xlabel(f"expected score lost per move against Stockfish's best\n"
                      f"({first.get('positions', 0)} held-out positions, same search)")
     right.set_xlim(0, max([0.01] + [float(np.mean(r["lost_per_position"])) for r in rows]) * 1.35)
     fig.suptitle("What each step of the network's making bought")
