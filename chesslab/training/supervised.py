@@ -179,7 +179,8 @@ def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int 
     of them and half value-only positions of ``value_data`` (None: policy labels only).
     Epoch e uses the step ``lr * lr_decay**e`` and the labels there were when it began;
     the network is saved every ``save_every`` policy positions, so a stopped run loses
-    little, and after each epoch also as ``epoch_file(out, e)``. ``init``: a network file to start from instead of random weights.
+    little, and after each epoch also as ``epoch_file(out, e)``. ``init``: a network file
+    to start from instead of random weights.
     """
     out = Path(out)
     if out.exists():
