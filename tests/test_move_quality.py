@@ -121,7 +121,7 @@ def test_a_step_is_a_name_and_an_existing_network_file(tmp_path):
 @pytest.mark.skipif(not any(POLICY_LABELS.glob("*.npz")), reason="no policy labels shipped")
 def test_network_steps_measure_each_network_once(tmp_path, monkeypatch):
     from chesslab.experiments import network_steps
-    monkeypatch.setattr(network_steps, "find_stockfish", lambda required=False: None)
+    monkeypatch.setattr(move_quality, "find_stockfish", lambda required=False: None)
     files = []
     for seed in (0, 1):
         files.append(tmp_path / f"net{seed}.json")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import chess
@@ -79,6 +80,27 @@ def move_quality(choose, positions: dict, engine=None, depth: int = 8,
             "lost_per_position": [round(x, 5) for x in lost]}
 
 
+def player_quality(player, positions: dict, engine=None) -> dict:
+    """``move_quality`` of a ``Player`` that searches each position afresh (the
+    positions are unrelated: no tree or table carried from one to the next)."""
+    def choose(board):
+        player.reset()
+        return player.choose_move(board)
+    return move_quality(choose, positions, engine)
+
+
+@contextmanager
+def stockfish_if_installed():
+    """Stockfish to score the moves it did not list, or None where it is not installed
+    (the losses are then lower bounds)."""
+    engine = open_engine() if find_stockfish(required=False) else None
+    try:
+        yield engine
+    finally:
+        if engine is not None:
+            quit_engine(engine)
+
+
 def paired_difference(a: dict, b: dict) -> tuple[float, float]:
     """Mean of a's loss minus b's on the same positions, and its standard error: two
     settings compared position by position, so the positions' own difficulty cancels."""
@@ -118,14 +140,10 @@ def mcts_tuning(simulations: int = 400, c_puct=(1.0, 1.5, 2.5), fpu=(0.0, 0.2, 0
             for r in doc["rows"]}
     data = held_out_positions(positions)
     net = shipped_network(network)
-    engine = open_engine() if find_stockfish(required=False) else None
-    doc["outside_moves"] = ("searched alone by Stockfish" if engine else
-                            "scored as the worst listed move (no Stockfish: a lower bound)")
-    try:
+    with stockfish_if_installed() as engine:
+        doc["outside_moves"] = ("searched alone by Stockfish" if engine else
+                                "scored as the worst listed move (no Stockfish: a lower bound)")
         _tune(doc, data, net, tag, simulations, c_puct, fpu, done, engine, path, progress)
-    finally:
-        if engine is not None:
-            quit_engine(engine)
     return doc
 
 
@@ -135,13 +153,10 @@ def _tune(doc, data, net, tag, simulations, c_puct, fpu, done, engine, path, pro
         if (tag, simulations, c, f, positions) in done:
             continue
         player = MCTSPlayer(net, simulations, c_puct=c, fpu_reduction=f)
-
-        def choose(board):
-            player.reset()                 # unrelated positions: no tree to reuse
-            return player.choose_move(board)
         start = time.perf_counter()
         row = {"network": tag, "simulations": simulations, "c_puct": c, "fpu_reduction": f,
-               "positions_digest": positions_digest(data), **move_quality(choose, data, engine),
+               "positions_digest": positions_digest(data),
+               **player_quality(player, data, engine),
                "seconds": round(time.perf_counter() - start, 1)}
         doc["rows"].append(row)
         write_json_atomic(path, {**doc, **stamp()}, indent=1)

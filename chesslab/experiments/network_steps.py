@@ -15,8 +15,8 @@ from pathlib import Path
 
 from chesslab.base.files import file_tag, read_json, write_json_atomic
 from chesslab.base.parallel import parallel_map
-from chesslab.base.stockfish import find_stockfish, open_engine, quit_engine
-from chesslab.experiments.move_quality import held_out_positions, move_quality, positions_digest
+from chesslab.experiments.move_quality import (held_out_positions, player_quality,
+                                               positions_digest, stockfish_if_installed)
 from chesslab.experiments.store import result_path, stamp
 from chesslab.evaluators.policy_value import load_policy_value
 from chesslab.matches.match import match
@@ -80,19 +80,10 @@ def network_steps(steps, simulations: int = 400, opponent: str = "pst:2", games:
 def _measure_step(job) -> dict:
     name, network, tag, s = job
     data = held_out_positions(s["positions"])
-    engine = open_engine() if find_stockfish(required=False) else None
-    try:
-        spec = f"mcts:{s['simulations']}"
-        start = time.perf_counter()
-        player = make_player(spec, seed=s["seed"], model=network)
-
-        def choose(board):
-            player.reset()
-            return player.choose_move(board)
-        quality = move_quality(choose, data, engine)
-    finally:
-        if engine is not None:
-            quit_engine(engine)
+    spec = f"mcts:{s['simulations']}"
+    start = time.perf_counter()
+    with stockfish_if_installed() as engine:
+        quality = player_quality(make_player(spec, seed=s["seed"], model=network), data, engine)
     # a fresh player for the games: they do not depend on the positions asked before
     result = match(make_player(spec, seed=s["seed"], model=network), s["opponent"],
                    games=s["games"], seed=s["seed"], max_plies=s["max_plies"], progress=False)
