@@ -51,8 +51,7 @@ def _train_supervised(args):
 
 
 def _train_recalibrate(args):
-    check_outputs(args, out="network file")
-    check_writable(args.out or args.net, "network file")
+    check_writable(args.out or args.net, "network file")    # before the slow part
     recalibrate_file(args.net, args.out, args.labels or POLICY_LABELS,
                      None if args.no_value_data else (args.value_data or DEFAULT_DATASET),
                      progress=lambda s: print(s, flush=True))

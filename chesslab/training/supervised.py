@@ -37,6 +37,8 @@ from chesslab.nn import (DTYPE, Adam, l2_penalty, mse, recalibrate_batch_norm,
 
 #: One game in this many is held out (by its game id).
 HELD_OUT_EVERY = 20
+#: Held-out positions measured after each epoch (spread over the held-out games).
+HELD_OUT_POSITIONS = 20_000
 
 
 class Examples:
@@ -149,6 +151,19 @@ def spread_sample(rows, n: int) -> np.ndarray:
     return rows[np.linspace(0, len(rows) - 1, n).astype(np.int64)]
 
 
+def split_rows(ex: Examples, values, held_out: int = HELD_OUT_POSITIONS):
+    """``(examples, policy training rows, held-out policy rows, value-only training
+    rows)``: the examples joined with ``values`` (value-only examples, or None), the
+    value-only rows counted in the joined set (None without them)."""
+    test = held_out_mask(ex.game_id)
+    train_rows = np.flatnonzero(~test)
+    test_rows = spread_sample(np.flatnonzero(test), held_out)
+    if values is None:
+        return ex, train_rows, test_rows, None
+    value_rows = len(ex) + np.flatnonzero(~held_out_mask(values.game_id))
+    return join_examples(ex, values), train_rows, test_rows, value_rows
+
+
 def measure(net, ex: Examples, rows, batch: int = 512) -> dict:
     """Top-1 agreement with Stockfish's best move, policy cross-entropy, value error."""
     hits, ce, se = 0, 0.0, 0.0
@@ -170,7 +185,7 @@ def measure(net, ex: Examples, rows, batch: int = 512) -> dict:
 def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int = 3,
                      epochs: int = 4, batch_size: int = 256, lr: float = 2e-3,
                      lr_decay: float = 0.6, temperature: float = 50.0, c: float = 1e-4,
-                     save_every: int = 50_000, held_out: int = 20_000, seed: int = 0,
+                     save_every: int = 50_000, held_out: int = HELD_OUT_POSITIONS, seed: int = 0,
                      value_data=DEFAULT_DATASET, init=None, value_channels: int = 1,
                      progress=print):
     """Train (or continue training) the side-to-move policy-value network on the labels.
@@ -202,20 +217,14 @@ def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int 
         n_labels = notes.get("epoch_labels") if notes["position"] else len(labels_now["fen"])
         if n_labels not in cache:
             cache.clear()
-            cache[n_labels] = build_examples({k: v[:n_labels] for k, v in labels_now.items()},
-                                             temperature)
-        ex = cache[n_labels]
-        test = held_out_mask(ex.game_id)
-        train_rows, test_rows = np.flatnonzero(~test), spread_sample(np.flatnonzero(test), held_out)
+            ex = build_examples({k: v[:n_labels] for k, v in labels_now.items()}, temperature)
+            cache[n_labels] = ex, split_rows(ex, values, held_out)
+        ex, (both, train_rows, test_rows, value_rows) = cache[n_labels]
         rng = np.random.default_rng(seed + notes["epoch"])
         order = rng.permutation(train_rows)
         half = batch_size // 2 if values is not None else batch_size
         if values is not None:
-            value_rows = np.flatnonzero(~held_out_mask(values.game_id))
-            value_order = len(ex) + rng.permutation(value_rows)   # rows of the joined set
-            both = join_examples(ex, values)
-        else:
-            both = ex
+            value_order = rng.permutation(value_rows)             # rows of the joined set
         step = lr * lr_decay ** notes["epoch"]
         optimizer = Adam(step)
         net.train()
@@ -239,9 +248,8 @@ def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int 
                 progress(f"epoch {notes['epoch'] + 1}: {done}/{len(order)} policy positions, "
                          f"policy {sums['policy'] / count:.3f}, value {sums['value'] / count:.3f}, "
                          f"{rate:.0f} positions/s")
-        recalibrate_batch_norm(net, calibration_batches(
-            both, train_rows, value_order if values is not None else None, batch_size,
-            np.random.default_rng(seed)))
+        recalibrate_batch_norm(net, calibration_batches(both, train_rows, value_rows,
+                                                        batch_size, np.random.default_rng(seed)))
         net.eval()
         scores = measure(net, ex, test_rows)
         if values is not None:
@@ -288,11 +296,7 @@ def recalibrate_file(path, out=None, labels=POLICY_LABELS, value_data=DEFAULT_DA
     net = load_policy_value(path)
     ex = build_examples(load_policy_labels(labels))
     values = _value_examples(value_data, labels) if value_data else None
-    both = join_examples(ex, values) if values is not None else ex
-    test = held_out_mask(ex.game_id)
-    train_rows, test_rows = np.flatnonzero(~test), spread_sample(np.flatnonzero(test), 20_000)
-    value_rows = (len(ex) + np.flatnonzero(~held_out_mask(values.game_id))
-                  if values is not None else None)
+    both, train_rows, test_rows, value_rows = split_rows(ex, values)
     before = measure(net.eval(), ex, test_rows)
     used = recalibrate_batch_norm(net, calibration_batches(both, train_rows, value_rows,
                                                            batch_size,
