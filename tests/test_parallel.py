@@ -1,7 +1,13 @@
 """chesslab.base.parallel: one pool for every parallel job, any executor, one BLAS thread."""
+import contextlib
 import os
+import signal
+import subprocess
+import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -134,3 +140,49 @@ def test_an_executors_jobs_are_copies_as_in_a_process():
     with ThreadPoolExecutor(2) as executor:
         assert parallel_map(_append_and_count, [shared] * 4, executor) == [1, 1, 1, 1]
     assert shared == []
+
+
+def sleep_after_noting_pid(folder):
+    """A long job that leaves its process id where the test can find it."""
+    import time
+    from pathlib import Path
+    Path(folder, str(os.getpid())).write_text("")
+    time.sleep(120)
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie no one has reaped yet has stopped: it counts as gone)."""
+    try:
+        os.kill(pid, 0)
+        status = Path(f"/proc/{pid}/status")
+        return not (status.exists() and "State:\tZ" in status.read_text())
+    except (ProcessLookupError, FileNotFoundError):
+        return False
+
+
+@pytest.mark.skipif(os.name != "posix", reason="workers are re-parented on POSIX only")
+def test_workers_stop_when_their_run_is_killed(tmp_path):
+    """`kill PID` of a run (not Ctrl-C) must not leave its workers running its jobs."""
+    script = ("import sys, tests.test_parallel as t\n"
+              "from chesslab.base.parallel import parallel_map\n"
+              "parallel_map(t.sleep_after_noting_pid, [sys.argv[1]] * 2, 2)\n")
+    run = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)],
+                           cwd=Path(__file__).parent.parent)
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.iterdir())) < 2:
+            assert time.monotonic() < deadline and run.poll() is None, "workers never started"
+            time.sleep(0.1)
+        workers = [int(p.name) for p in tmp_path.iterdir()]
+        assert all(_alive(pid) for pid in workers)
+        run.send_signal(signal.SIGKILL)
+        run.wait()
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in workers)
+    finally:
+        run.kill()
+        for p in tmp_path.iterdir():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(p.name), signal.SIGKILL)

@@ -125,8 +125,34 @@ def _in_processes(function, jobs, workers, chunksize):
     """Yield the results in job order from a pool of fresh processes (closed at the end)."""
     context = multiprocessing.get_context("spawn")   # the same on Linux, macOS, Windows
     with _one_thread_in_children(), \
-            ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
+            ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context,
+                                initializer=_exit_with_parent,
+                                initargs=(os.getpid(),)) as pool:
         yield from pool.map(function, jobs, chunksize=chunksize)
+
+
+#: How often (seconds) a worker process checks that the run that started it is alive.
+PARENT_CHECK_SECONDS = 1.0
+
+
+def _exit_with_parent(parent_pid: int) -> None:
+    """Stop this worker when the run that started it is gone.
+
+    A run killed by ``kill PID`` (not Ctrl-C, which reaches the whole process group)
+    cannot close its pool, and its workers would go on with the jobs they hold, for hours
+    in a labelling run, using the cores the next run needs. A worker is re-parented when
+    its parent dies, so a watch thread sees ``getppid`` change and ends the process.
+    (Windows does not re-parent: there the watch never fires.)
+    """
+    import threading
+    import time
+
+    def watch():
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def resumable_map(function, jobs, checkpoint=None, workers=1, progress=True, *,
