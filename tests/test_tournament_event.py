@@ -231,3 +231,7 @@ def test_one_ladder_for_every_player_holds_each_stockfish_anchor_at_its_elo(tmp_
     e_low, e_high = players["material@0.02s"]["elo95"]
     assert e_low < players["material@0.02s"]["elo"] < e_high
     assert not Path(f"{path}.games.jsonl").exists()
+    from chesslab.base.files import file_tag
+    from chesslab.search.mcts import DEFAULT_MODEL
+    network = file_tag(DEFAULT_MODEL)                 # which network the ratings are of
+    assert data["models"] == {"policy": network, "mcts@0.02s": network}

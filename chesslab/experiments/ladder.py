@@ -14,7 +14,7 @@ import math
 from chesslab.base.files import RESULTS_DIR, write_json_atomic
 from chesslab.evaluators.registry import EVALUATORS
 from chesslab.matches.event import rate_ladder
-from chesslab.matches.players import is_available
+from chesslab.matches.players import is_available, model_tag
 from chesslab.matches.specs import format_spec
 
 #: The stored ladder.
@@ -47,12 +47,18 @@ def rate_every_player(seconds: float = 0.2, games: int = 4, anchor_elos=ANCHOR_E
     Resumable: the games played so far are kept beside ``path`` until it is written."""
     players, anchors = ladder_specs(seconds, anchor_elos, evaluators)
     data = rate_ladder(players, games, workers, seed, max_plies, path, progress, command,
-                       anchors=anchors, extra={"seconds_per_move": seconds})
+                       anchors=anchors, extra={"seconds_per_move": seconds,
+                                               "models": _models(players)})
     for row in data["standings"]:
         row["elo95"] = elo_interval(row["player"], data["ratings"], data["pairs"],
                                     anchors)
     write_json_atomic(path, data, indent=1)
     return data
+
+
+def _models(players) -> dict:
+    """{player: digest of its model file}: which trained networks these ratings are of."""
+    return {p: tag for p in players if (tag := model_tag(p)) is not None}
 
 
 def elo_interval(player, ratings: dict, pairs: dict, anchors=(), z: float = 1.96):

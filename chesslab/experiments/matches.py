@@ -17,7 +17,7 @@ from chesslab.evaluators.policy_value import load_policy_value
 from chesslab.experiments.store import (checkpoint_path, record_match,
                                         result_path, run_checkpointed, stamp)
 from chesslab.matches.match import OPENINGS, MatchResult, match, read_record
-from chesslab.matches.players import make_player, model_file
+from chesslab.matches.players import make_player, model_tag
 from chesslab.search.mcts import DEFAULT_MODEL
 from chesslab.training.pipeline import load, split
 from chesslab.training.pretraining import shipped_game_split
@@ -103,7 +103,7 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
         for text, _ in pair:
             ending = _termination(text)
             endings[ending] = endings.get(ending, 0) + 1
-    return {**result.record(), "a_model": _model_tag(spec_a), "b_model": _model_tag(spec_b),
+    return {**result.record(), "a_model": model_tag(spec_a), "b_model": model_tag(spec_b),
             "endings": endings,
             "openings": f"first 8 plies of {len(openings)} test-split games (Stockfish "
                         f"within 80 cp of equal after them), each with both colours",
@@ -125,16 +125,10 @@ def record_long_match(spec_a: str, spec_b: str, games: int = 100, workers: int =
     return entry
 
 
-def _model_tag(spec: str) -> str | None:
-    """SHA-256 prefix of the model file a player spec reads (None for hand-written ones)."""
-    path = model_file(spec)
-    return file_tag(path) if path is not None and path.exists() else None
-
-
 def match_name(spec_a: str, spec_b: str, games: int, seed: int) -> str:
     """The checkpoint name of a match (players, models, games and seed, so a retrained
     model never resumes an old match)."""
-    tags = "_".join(t or "hand" for t in (_model_tag(spec_a), _model_tag(spec_b)))
+    tags = "_".join(t or "hand" for t in (model_tag(spec_a), model_tag(spec_b)))
     return f"{spec_a}_vs_{spec_b}_{games}g_seed{seed}_{tags}".replace(":", "-").replace("/", "-")
 
 

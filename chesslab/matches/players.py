@@ -33,6 +33,7 @@ import chess
 import chess.engine
 import numpy as np
 
+from chesslab.base.files import file_tag
 from chesslab.search.clock import check_limits
 from chesslab.evaluators.registry import EVALUATORS, load_evaluator, model_path
 from chesslab.evaluators.registry import is_available as evaluator_available
@@ -45,7 +46,7 @@ from chesslab.matches.specs import (EXAMPLES, MAX_DEPTH, SEARCH_ALGORITHMS, STOC
                                     PlayerSpec, format_spec, parse_spec)
 
 __all__ = ["Player", "RandomPlayer", "PolicyPlayer", "SearchPlayer", "StockfishPlayer", "EngineStopped",
-           "make_player", "model_file", "is_available", "MAX_DEPTH"]
+           "make_player", "model_file", "model_tag", "is_available", "MAX_DEPTH"]
 
 
 
@@ -184,6 +185,13 @@ def model_file(spec):
     if name in ("mcts", "policy"):
         return DEFAULT_MODEL
     return model_path(name) if name in EVALUATORS else None
+
+
+def model_tag(spec) -> str | None:
+    """A digest of the model file a player spec reads (None for hand-written players), so
+    a stored result says which trained network played it."""
+    path = model_file(spec)
+    return file_tag(path) if path is not None and path.exists() else None
 
 
 def is_available(spec) -> bool:

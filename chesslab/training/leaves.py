@@ -16,8 +16,8 @@ import chess
 import numpy as np
 
 from chesslab.datasets.positions import Dataset, position_key, split_by_game
-from chesslab.evaluators.registry import load_evaluator, model_path
-from chesslab.base.files import file_tag
+from chesslab.evaluators.registry import load_evaluator
+from chesslab.matches.players import model_tag
 from chesslab.datasets.labels import label_fens
 from chesslab.board.rules import outcome
 from chesslab.search.searcher import search
@@ -91,12 +91,6 @@ def with_leaves(dataset: Dataset, fens, root_rows, cp, wdl, depth: int) -> Datas
     return dataset.concat(leaves)
 
 
-def _model_tag(name):
-    """Which model file searched (None for a hand-written evaluator)."""
-    path = model_path(name)
-    return file_tag(path) if path else None
-
-
 def extend_with_leaves(dataset: Dataset, evaluators=("nnue", "pst"), roots: int = 3000,
                        rate: float = 0.03, search_depth: int = 3, depth: int = 8,
                        workers: int = 1, seed: int = 0, progress: bool = True,
@@ -122,6 +116,6 @@ def extend_with_leaves(dataset: Dataset, evaluators=("nnue", "pst"), roots: int 
     grown = with_leaves(dataset, fens, chosen[owners], cp, wdl, depth)
     run = {"roots": roots, "rate": rate, "search_depth": search_depth, "depth": depth,
            "seed": seed, "positions": len(fens),
-           "evaluators": {name: _model_tag(name) for name in evaluators}}
+           "evaluators": {name: model_tag(name) for name in evaluators}}
     grown.metadata["leaves"] = [*dataset.metadata.get("leaves", []), run]
     return grown
