@@ -158,3 +158,11 @@ def test_design_inputs_have_the_sizes_the_rules_name():
     assert [design_inputs(boards, k).shape[1] for k in ("thesis", "planes14", "pieces")] == \
         [64, 896, 768]
     assert random.Random(0)          # the module seeds nothing globally
+
+
+def test_close_arrays_names_the_entry_that_differs_and_a_scalar_without_an_index():
+    from chesslab.course.checking import close_arrays
+    assert close_arrays([1.0, 2.0], [1.0, 2.0], "z") is None
+    assert close_arrays([1.0, 2.5], [1.0, 2.0], "z") == "z[1] is 2.5, expected 2"
+    assert close_arrays(0.25, 0.5, "expected score") == "expected score is 0.25, expected 0.5"
+    assert close_arrays([1.0], [[1.0]], "z") == "z has shape (1,), expected (1, 1)"

@@ -70,7 +70,8 @@ def close_arrays(mine, theirs, what, atol=1e-6):
         return f"{what} has shape {mine.shape}, expected {theirs.shape}"
     if not np.allclose(mine, theirs, atol=atol, rtol=1e-5):
         i = np.unravel_index(np.argmax(np.abs(mine - theirs)), mine.shape)
-        return f"{what}{[int(v) for v in i]} is {mine[i]:.6g}, expected {theirs[i]:.6g}"
+        where = f"{what}{[int(v) for v in i]}" if i else what      # a scalar has no index
+        return f"{where} is {mine[i]:.6g}, expected {theirs[i]:.6g}"
     return None
 
 
