@@ -85,6 +85,24 @@ def _nnue_vs_pst(doc):
     return [m for m in doc["matches"] if (m["a"], m["b"]) == ("nnue@1s", "pst@1s")][-1]["score"]
 
 
+def _shipped_network_match(opponent):
+    """The score of the last 100-game match of the shipped network (`mcts@1s`) against
+    ``opponent``."""
+    def score(doc):
+        return [m for m in doc["matches"]
+                if (m["a"], m["b"]) == ("mcts@1s", opponent)][-1]["score"]
+    score.__name__ = f"mcts_vs_{opponent}"
+    return score
+
+
+def _ladder_rating(player):
+    """A player's rating on the stored ladder (its name has dots: not a dotted key)."""
+    def rating(doc):
+        return doc["ratings"][player]
+    rating.__name__ = f"rating_of_{player}"
+    return rating
+
+
 #: Numbers a notebook shows from a shipped results file: (notebook, file in data/results,
 #: key, format). The value is read from the file *now*, formatted, and must appear in the
 #: notebook's stored outputs, so rerunning `python -m chesslab results ...` without
@@ -113,6 +131,10 @@ RESULT_NUMBERS = [
       for opponent in ("random", "material:3", "pst:3")],
     *[("12_alphazero_loop", "mcts_head_to_head.json", f"matches[after_iterations={n}].score",
        "{:.3f}") for n in (3,)],
+    *[("12_alphazero_loop", "matches.json", _shipped_network_match(opponent), "score {:.3f}")
+      for opponent in ("random", "pst@1s")],
+    *[("12_alphazero_loop", "ladder.json", _ladder_rating(player), "Elo {:.0f}")
+      for player in ("policy", "mcts@0.1s")],
 ]
 
 
