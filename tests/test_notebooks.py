@@ -80,18 +80,12 @@ def test_each_notebook_ends_with_further_reading(path):
 RESULTS = NOTEBOOKS[0].parent.parent / "data" / "results"
 
 
-def _nnue_vs_pst(doc):
-    """The last nnue@1s match against pst@1s: the shipped network's."""
-    return [m for m in doc["matches"] if (m["a"], m["b"]) == ("nnue@1s", "pst@1s")][-1]["score"]
-
-
-def _shipped_network_match(opponent):
-    """The score of the last 100-game match of the shipped network (`mcts@1s`) against
-    ``opponent``."""
+def _last_match(a, b):
+    """The score of the last stored match of ``a`` against ``b`` (the shipped model's:
+    a retrained model's match is added after the older ones)."""
     def score(doc):
-        return [m for m in doc["matches"]
-                if (m["a"], m["b"]) == ("mcts@1s", opponent)][-1]["score"]
-    score.__name__ = f"mcts_vs_{opponent}"
+        return [m for m in doc["matches"] if (m["a"], m["b"]) == (a, b)][-1]["score"]
+    score.__name__ = f"{a}_vs_{b}"
     return score
 
 
@@ -121,7 +115,7 @@ RESULT_NUMBERS = [
      "rows[net=ann,step=thesis pipeline].search_depth1.all.mae_cp", "MAE {:5.1f}"),
     ("05_training_ann_vs_cnn", "recipe.json",
      "rows[net=ann,step=+ every ply (depth 8)].search_depth1.all.mae_cp", "MAE {:5.1f}"),
-    ("05_training_ann_vs_cnn", "matches.json", _nnue_vs_pst, "score {:.3f}"),
+    ("05_training_ann_vs_cnn", "matches.json", _last_match("nnue@1s", "pst@1s"), "score {:.3f}"),
     ("08_matches", "tournament.json", "what", "{}"),
     ("08_matches", "tournament.json", "date", "{}"),
     ("13_capstone", "tournament.json", "what", "{}"),
@@ -131,7 +125,7 @@ RESULT_NUMBERS = [
       for opponent in ("random", "material:3", "pst:3")],
     *[("12_alphazero_loop", "mcts_head_to_head.json", f"matches[after_iterations={n}].score",
        "{:.3f}") for n in (3,)],
-    *[("12_alphazero_loop", "matches.json", _shipped_network_match(opponent), "score {:.3f}")
+    *[("12_alphazero_loop", "matches.json", _last_match("mcts@1s", opponent), "score {:.3f}")
       for opponent in ("random", "pst@1s")],
     *[("12_alphazero_loop", "ladder.json", _ladder_rating(player), "Elo {:.0f}")
       for player in ("policy", "mcts@0.1s")],

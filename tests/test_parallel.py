@@ -144,8 +144,6 @@ def test_an_executors_jobs_are_copies_as_in_a_process():
 
 def sleep_after_noting_pid(folder):
     """A long job that leaves its process id where the test can find it."""
-    import time
-    from pathlib import Path
     Path(folder, str(os.getpid())).write_text("")
     time.sleep(120)
 

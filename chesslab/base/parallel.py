@@ -25,6 +25,8 @@ import glob
 import json
 import multiprocessing
 import os
+import threading
+import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
@@ -144,9 +146,6 @@ def _exit_with_parent(parent_pid: int) -> None:
     its parent dies, so a watch thread sees ``getppid`` change and ends the process.
     (Windows does not re-parent: there the watch never fires.)
     """
-    import threading
-    import time
-
     def watch():
         while os.getppid() == parent_pid:
             time.sleep(PARENT_CHECK_SECONDS)
