@@ -171,6 +171,24 @@ def test_results_mcts_head_to_head(tmp_path, monkeypatch):
     assert (entry["a"], entry["b"], entry["games"]) == (a.name, b.name, 2)
     assert entry["wins"] + entry["draws"] + entry["losses"] == 2
     assert entry["after_iterations"] == 3 and len(entry["interval95"]) == 2
+    assert entry["simulations"] == 2 and entry["time_per_move"] is None
+    # at a time per move instead: a second match of the same two networks, not a rerun
+    timed = argv[:6] + ["--seconds", "0.05"] + argv[8:]
+    assert main(timed) == 0
+    first, second = read_json(out)["matches"]
+    assert first == entry
+    assert second["time_per_move"] == 0.05 and second["simulations"] is None
+    assert "mcts@0.05s" in second["summary"]
+    assert second["wins"] + second["draws"] + second["losses"] == 2
+    with pytest.raises(ValueError, match="not allowed with"):   # one budget, not both
+        build_parser().parse_args(argv + ["--seconds", "1"])
+
+
+def test_head_to_head_refuses_a_time_that_is_not_positive():
+    from chesslab.experiments.matches import mcts_head_to_head
+    a = MODELS_DIR / "policy_value_selfplay.json"
+    with pytest.raises(ValueError, match="time_per_move must be a positive"):
+        mcts_head_to_head(a, a, games=2, time_per_move=0)
 
 
 def test_results_depth_cost_writes_where_out_says(tmp_path, capsys):

@@ -150,7 +150,8 @@ def _results_network_steps(args):
 def _results_head_to_head(args):
     out = _results_out(args, "mcts_head_to_head")
     entry = matches.mcts_head_to_head(args.a, args.b, args.simulations, args.games,
-                                      args.max_plies, args.workers, args.seed)
+                                      args.max_plies, args.workers, args.seed,
+                                      time_per_move=args.time_per_move)
     store.record_match(entry, out, matches.HEAD_TO_HEAD_KEY)
     print(entry["summary"], f"({entry['seconds']:.0f} s)")
     print(f"written to {out}")
@@ -307,10 +308,14 @@ def add_results(sub):
     q.set_defaults(func=_results_network_steps)
 
     q = which.add_parser("mcts-head-to-head", help="two policy-value networks, MCTS at the "
-                                                   "same simulations, resumable")
+                                                   "same simulations or time, resumable")
     q.add_argument("--a", required=True, help="network file of the first player")
     q.add_argument("--b", required=True, help="network file of the second player")
-    q.add_argument("--simulations", type=COUNT, help="MCTS simulations per move")
+    budget = q.add_mutually_exclusive_group()
+    budget.add_argument("--simulations", type=COUNT, help="MCTS simulations per move")
+    budget.add_argument("--seconds", dest="time_per_move", type=float,
+                        help="seconds per move instead (a fair test of networks of "
+                             "different sizes)")
     q.add_argument("--games", type=COUNT, help="an even number")
     q.add_argument("--max-plies", **max_plies)
     workers_args(q, 2)

@@ -262,8 +262,11 @@ def self_play_iterations(path) -> dict:
 
 
 def mcts_head_to_head(a, b, simulations: int = 300, games: int = 64, max_plies: int = 200,
-                      workers: int = 2, seed: int = 0, progress=True) -> dict:
-    """Two policy-value networks head to head, both with MCTS at ``simulations``: the
+                      workers: int = 2, seed: int = 0, progress=True,
+                      time_per_move: float | None = None) -> dict:
+    """Two policy-value networks head to head, both with MCTS at ``simulations`` (or,
+    with ``time_per_move``, as many as fit in that many seconds: a bigger network is
+    slower, so only a timed match says whether it plays better on this machine): the
     standard openings of a match (``matches.match.OPENINGS``) and, once those are used
     up, held-out game records (``record_openings``), each start once with each
     colour. Both search greedily (no noise, most visited move), so games differ only by
@@ -273,20 +276,27 @@ def mcts_head_to_head(a, b, simulations: int = 300, games: int = 64, max_plies: 
         raise ValueError(f"games must be an even number >= 2, got {games}")
     starts = games // 2
     openings = list(OPENINGS[:starts]) + record_openings(max(0, starts - len(OPENINGS)))
-    spec = f"mcts:{simulations}"
+    if time_per_move is not None and not time_per_move > 0:
+        raise ValueError(f"time_per_move must be a positive number of seconds, "
+                         f"not {time_per_move}")
+    spec = f"mcts@{time_per_move:g}s" if time_per_move else f"mcts:{simulations}"
+    budget = f"{time_per_move:g}s" if time_per_move else simulations
+    if time_per_move:
+        simulations = None
     jobs = [_pair_job(spec, spec, line, seed + 2 * i, max_plies, None, str(a), str(b))
             for i, line in enumerate(openings)]
     tags = {p: file_tag(p, 16) for p in (a, b)}
     start = time.perf_counter()
-    pairs = run_checkpointed(f"head_to_head_{tags[a]}_{tags[b]}_{simulations}_{games}g_"
+    pairs = run_checkpointed(f"head_to_head_{tags[a]}_{tags[b]}_{budget}_{games}g_"
                              f"{max_plies}_seed{seed}", _play_pair, jobs, workers, progress)
     res = _tally(f"{Path(a).name} {spec}", f"{Path(b).name} {spec}", pairs)
     return {**self_play_iterations(a), **res.record(), "a": Path(a).name, "b": Path(b).name,
             "a_network": tags[a], "b_network": tags[b], "simulations": simulations,
-            "max_plies": max_plies, "seed": seed,
+            "time_per_move": time_per_move, "max_plies": max_plies, "seed": seed,
             "terminations": [_termination(text) for pair in pairs for text, _ in pair],
             "seconds": round(time.perf_counter() - start, 1)}
 
 
 #: What makes two entries of mcts_head_to_head.json the same match.
-HEAD_TO_HEAD_KEY = ("a_network", "b_network", "simulations", "games", "max_plies", "seed")
+HEAD_TO_HEAD_KEY = ("a_network", "b_network", "simulations", "time_per_move", "games",
+                    "max_plies", "seed")
