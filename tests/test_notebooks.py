@@ -126,7 +126,7 @@ RESULT_NUMBERS = [
     *[("12_alphazero_loop", "mcts_head_to_head.json", f"matches[after_iterations={n}].score",
        "{:.3f}") for n in (3,)],
     *[("12_alphazero_loop", "matches.json", _last_match("mcts@1s", opponent), "score {:.3f}")
-      for opponent in ("random", "pst@1s")],
+      for opponent in ("random", "pst@1s", "material@1s")],
     *[("12_alphazero_loop", "ladder.json", _ladder_rating(player), "Elo {:.0f}")
       for player in ("policy", "mcts@0.1s")],
 ]
