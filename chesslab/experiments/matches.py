@@ -276,13 +276,13 @@ def mcts_head_to_head(a, b, simulations: int = 300, games: int = 64, max_plies: 
         raise ValueError(f"games must be an even number >= 2, got {games}")
     starts = games // 2
     openings = list(OPENINGS[:starts]) + record_openings(max(0, starts - len(OPENINGS)))
-    if time_per_move is not None and not time_per_move > 0:
+    if time_per_move is None:
+        spec, budget = f"mcts:{simulations}", simulations
+    elif time_per_move > 0:
+        spec, budget, simulations = f"mcts@{time_per_move:g}s", f"{time_per_move:g}s", None
+    else:
         raise ValueError(f"time_per_move must be a positive number of seconds, "
                          f"not {time_per_move}")
-    spec = f"mcts@{time_per_move:g}s" if time_per_move else f"mcts:{simulations}"
-    budget = f"{time_per_move:g}s" if time_per_move else simulations
-    if time_per_move:
-        simulations = None
     jobs = [_pair_job(spec, spec, line, seed + 2 * i, max_plies, None, str(a), str(b))
             for i, line in enumerate(openings)]
     tags = {p: file_tag(p, 16) for p in (a, b)}
