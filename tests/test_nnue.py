@@ -23,8 +23,8 @@ SPECIAL = [
 ]
 
 
-def net(seed=0, psqt=True):
-    model = nnue_net(hidden=16, head=8, seed=seed, psqt=psqt)
+def net(seed=0):
+    model = nnue_net(hidden=16, head=8, seed=seed)
     # Random but not tiny weights everywhere, so every row matters.
     rng = np.random.default_rng(seed)
     for _, p, _ in model.parameters():
@@ -123,9 +123,8 @@ def test_null_move_changes_nothing():
     assert move_changes(board, chess.Move.null()) == ((), ())
 
 
-@pytest.mark.parametrize("psqt", [True, False])
-def test_fast_path_equals_the_network_forward_pass(psqt):
-    ev = net(2, psqt)
+def test_fast_path_equals_the_network_forward_pass():
+    ev = net(2)
     rng = random.Random(3)
     boards = []
     for fen in SPECIAL:

@@ -25,16 +25,16 @@ import numpy as np
 
 from chesslab.board.encoding import N_PIECE_SQUARES, piece_square_feature
 from chesslab.evaluators.neural import TARGET_SCALE_CP, NetworkEvaluator
-from chesslab.nn import ClippedReLU, Dense, FeatureTransformer, NNUEHead
+from chesslab.nn import Dense, FeatureTransformer, NNUEHead
 from chesslab.board.scores import checkmate_score
 
 _COLOR_INDEX = {chess.WHITE: 0, chess.BLACK: 1}
 
-try:    # the clip ufunc itself: np.clip's Python wrapper costs more than the clip here
-    from numpy._core.umath import clip as _clip
-except ImportError:                                    # numpy 1.x
-    def _clip(x, low, high, out):
-        return np.minimum(np.maximum(x, low, out=out), high, out=out)
+
+def _clip01(x, out):
+    """``np.clip(x, 0, 1, out=out)`` as two ufunc calls: the same numbers, and at one
+    position np.clip's Python wrapper costs more than the clip itself."""
+    return np.minimum(np.maximum(x, 0.0, out=out), 1.0, out=out)
 
 
 def absolute_index(color: chess.Color, piece_type: chess.PieceType, square: chess.Square) -> int:
@@ -72,20 +72,15 @@ class NNUEEvaluator(_SideToMoveNetwork):
 
     def __init__(self, model, name: str = "nnue"):
         layers = model.layers
-        plain = (len(layers) == 5 and isinstance(layers[0], FeatureTransformer)
-                 and isinstance(layers[1], ClippedReLU) and isinstance(layers[2], Dense)
-                 and isinstance(layers[3], ClippedReLU) and isinstance(layers[4], Dense)
-                 and layers[4].n_out == 1)
-        with_psqt = (len(layers) == 2 and isinstance(layers[0], FeatureTransformer)
-                     and isinstance(layers[1], NNUEHead)
-                     and layers[0].n_out == layers[1].hidden + 1)
-        if not (plain or with_psqt) or layers[0].n_features != N_PIECE_SQUARES:
+        if not (len(layers) == 2 and isinstance(layers[0], FeatureTransformer)
+                and isinstance(layers[1], NNUEHead) and layers[0].n_out == layers[1].hidden + 1
+                and layers[0].n_features == N_PIECE_SQUARES):
             raise ValueError(f"{model.name!r} is not an NNUE network (FeatureTransformer(768, "
-                             f"H) then ClippedReLU, Dense, ClippedReLU, Dense(., 1), or an "
-                             f"NNUEHead); build one with chesslab.nn.nnue_net()")
+                             f"H + 1) then NNUEHead(H, ...)); build one with "
+                             f"chesslab.nn.nnue_net()")
         super().__init__(model, "piece_square", "logit", name, "side_to_move")
         ft = layers[0]
-        hidden, out = (layers[2], layers[4]) if plain else layers[1].layers[1::2]
+        hidden, out = layers[1].layers[1::2]
         h = ft.n_out                       # accumulator width per side (PSQT included)
         w = ft.params["W"].astype(np.float64)
         # One row per (colour, piece, square): White's view beside Black's view, so one
@@ -102,11 +97,10 @@ class NNUEEvaluator(_SideToMoveNetwork):
         self.bias = np.append(np.tile(ft.params["b"].astype(np.float64), 2), 1.0)
         w1 = hidden.params["W"].astype(np.float64)
         k = w1.shape[0] // 2               # hidden numbers per side that the head reads
-        if with_psqt:
-            # The PSQT number of each side gets a zero row: the head ignores it, and
-            # the score adds half the difference of the two (side to move first).
-            zero = np.zeros((1, w1.shape[1]))
-            w1 = np.vstack([w1[:k], zero, w1[k:], zero])
+        # The PSQT number of each side gets a zero row: the head ignores it, and the
+        # score adds half the difference of the two (side to move first).
+        zero = np.zeros((1, w1.shape[1]))
+        w1 = np.vstack([w1[:k], zero, w1[k:], zero])
         b1 = hidden.params["b"].astype(np.float64)
         self.w1t = {}        # the first head layer, transposed: (outputs, inputs)
         for turn, order in ((chess.WHITE, w1), (chess.BLACK, np.vstack([w1[h:], w1[:h]]))):
@@ -116,7 +110,7 @@ class NNUEEvaluator(_SideToMoveNetwork):
             full[:2 * h, :len(b1)] = order
             full[2 * h] = np.append(b1, 1.0)
             self.w1t[turn] = np.ascontiguousarray(full.T)
-        self.psqt = None if plain else (h - 1, 2 * h - 1)
+        self.psqt = (h - 1, 2 * h - 1)      # where each side's PSQT number sits
         self.w2 = np.append(out.params["W"][:, 0].astype(np.float64), float(out.params["b"][0]))
         self._stack = np.zeros((256, 2 * h + 1))
         self._changes = [None] * len(self._stack)     # (added, removed) of each level's move
@@ -137,13 +131,12 @@ class NNUEEvaluator(_SideToMoveNetwork):
         Written for speed at one position: the clipped ReLUs write into buffers kept
         between calls, and the first layer's weights are stored transposed (``W.T @ x``
         is the faster product for one vector here)."""
-        x = _clip(acc, 0.0, 1.0, out=self._x)
-        hidden = _clip(np.dot(self.w1t[turn], x, out=self._hidden), 0.0, 1.0, out=self._hidden)
+        x = _clip01(acc, out=self._x)
+        hidden = _clip01(np.dot(self.w1t[turn], x, out=self._hidden), out=self._hidden)
         z = float(np.dot(hidden, self.w2))
-        if self.psqt is not None:       # White's PSQT minus Black's, from White's view
-            white, black = self.psqt
-            half = 0.5 * float(acc[white] - acc[black])
-            z += half if turn == chess.WHITE else -half
+        white, black = self.psqt        # White's PSQT minus Black's, from White's view
+        half = 0.5 * float(acc[white] - acc[black])
+        z += half if turn == chess.WHITE else -half
         return TARGET_SCALE_CP * z if turn == chess.WHITE else -TARGET_SCALE_CP * z
 
     def evaluate(self, board: chess.Board) -> float:
