@@ -175,3 +175,104 @@ def test_the_results_check_sees_a_stale_number():
         {"output_type": "stream", "text": "| nnue | 97 |"}]}]}
     assert "| nnue | 87 |" not in stored_output_text(stale)
     assert "| nnue | 97 |" in stored_output_text(stale)
+
+
+# ------------------------------------------------------------ hidden state
+def _kind(node):
+    """The kind of object an expression builds, when its syntax says so (else None)."""
+    import ast
+    kinds = {ast.Dict: "dict", ast.DictComp: "dict", ast.List: "list", ast.ListComp: "list",
+             ast.Tuple: "tuple", ast.Set: "set", ast.SetComp: "set", ast.Lambda: "function",
+             ast.JoinedStr: "str", ast.GeneratorExp: "generator"}
+    if type(node) in kinds:
+        return kinds[type(node)]
+    if isinstance(node, ast.Constant):
+        value = node.value
+        return "number" if isinstance(value, (int, float)) and not isinstance(value, bool) \
+            else type(value).__name__
+    if isinstance(node, ast.IfExp):
+        a, b = _kind(node.body), _kind(node.orelse)
+        return a if a == b else None
+    return None
+
+
+def cell_bindings(source: str):
+    """(name, kind) of each top-level binding of a code cell: "import" for a name bound
+    by an import, the expression's kind for an assignment ("other" when the syntax does
+    not tell), "function"/"class" for a definition, "other" for a loop or with target."""
+    import ast
+    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
+        return []
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found += [((a.asname or a.name).split(".")[0], "import") for a in node.names]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.append((node.name, "function"))
+        elif isinstance(node, ast.ClassDef):
+            found.append((node.name, "class"))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    found.append((target.id, _kind(node.value) or "other"))
+                elif isinstance(target, (ast.Tuple, ast.List)):
+                    found += [(t.id, "other") for t in target.elts if isinstance(t, ast.Name)]
+        elif isinstance(node, (ast.For, ast.With)):
+            targets = [node.target] if isinstance(node, ast.For) else \
+                [item.optional_vars for item in node.items if item.optional_vars]
+            for target in targets:
+                found += [(n.id, "other") for n in ast.walk(target) if isinstance(n, ast.Name)]
+    return found
+
+
+def rebound_names(nb):
+    """Names bound in two cells to different kinds of object: an imported name later
+    assigned or defined, or two assignments whose syntax builds different kinds (a tuple,
+    then a list). Re-running the first cell's readers after the second cell breaks or
+    silently changes them. "_" is free to reuse."""
+    first = {}                       # name -> (cell index, kind) of its first known binding
+    problems = []
+    for index, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        for name, kind in cell_bindings("".join(cell["source"])):
+            if name == "_":
+                continue
+            if name not in first:
+                first[name] = (index, kind)
+                continue
+            where, was = first[name]
+            if where == index or kind == was:
+                continue
+            if "import" in (was, kind) or "other" not in (was, kind):
+                problems.append((name, where, was, index, kind))
+            if was == "other":
+                first[name] = (index, kind)
+    return problems
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem[:2])
+def test_no_notebook_name_is_rebound_to_another_kind_of_object(path):
+    problems = rebound_names(json.loads(path.read_text(encoding="utf-8")))
+    def what(kind):
+        return {"import": "an imported name", "other": "an assigned value"}.get(kind, f"a {kind}")
+    assert not problems, "\n".join(
+        f"{path.name}: `{name}` is {what(was)} in cell {a} and {what(kind)} in cell {b}; re-running "
+        f"cell {a}'s readers after cell {b} uses the wrong object: give one of them "
+        f"another name" for name, a, was, b, kind in problems)
+
+
+def test_the_hidden_state_check_sees_a_module_rebound_and_a_tuple_turned_list():
+    def nb(*sources):
+        return {"cells": [{"cell_type": "code", "source": s} for s in sources]}
+    assert rebound_names(nb("from chesslab.training import recipe", "x = recipe.quiet_leaf(b)",
+                            "recipe = read_json('recipe.json')")) == [
+        ("recipe", 0, "import", 2, "other")]
+    assert rebound_names(nb("depths = (3, 4)", "depths = [1, 2] if a else [1, 2, 3]")) == [
+        ("depths", 0, "tuple", 1, "list")]
+    assert rebound_names(nb("board = chess.Board()", "board = make()", "n = 3", "n = 4",
+                            "_ = plot()", "_ = [1]")) == []
