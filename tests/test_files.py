@@ -1,6 +1,7 @@
 """files: an interrupted save keeps the old file; read errors name the file."""
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -67,3 +68,33 @@ def test_unwritable_targets_are_refused_before_the_work(tmp_path):
         check_writable_dir(a_file)
     with pytest.raises(ValueError, match="cannot write"):
         check_writable(a_file / "x.json")                  # a file where a folder should be
+
+
+def _data_dir_of(root):
+    """DATA_DIR as files.py computes it when the package lives at ``root/chesslab``."""
+    import importlib.util
+    import shutil
+    from chesslab.base import files
+    target = root / "chesslab" / "base" / "files.py"
+    target.parent.mkdir(parents=True)
+    shutil.copyfile(files.__file__, target)
+    spec = importlib.util.spec_from_file_location("files_copy", target)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.DATA_DIR
+
+
+def test_data_is_found_in_a_clone_and_in_an_installed_wheel(tmp_path):
+    clone = tmp_path / "clone"                     # data/ beside the package
+    assert _data_dir_of(clone) == (clone / "data").resolve()
+    site = tmp_path / "site-packages"              # the wheel: chesslab/data inside it
+    (site / "chesslab" / "data").mkdir(parents=True)
+    assert _data_dir_of(site) == (site / "chesslab" / "data").resolve()
+
+
+def test_this_checkout_reads_the_repository_data():
+    from chesslab.base.files import DATA_DIR, MODELS_DIR
+    import chesslab
+    package = Path(chesslab.__file__).resolve().parent
+    assert DATA_DIR in (package / "data", package.parent / "data")
+    assert (MODELS_DIR / "policy_value.json").is_file()

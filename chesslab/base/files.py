@@ -20,8 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
-#: The repository's data/ folder (shipped datasets, trained weights, results).
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+#: The package's folder (chesslab/).
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+#: The shipped datasets, trained weights and results. One rule for both installs: the
+#: course's wheel carries them inside the package (chesslab/data, written by ``course
+#: release``); a clone keeps them in data/ beside the package (an editable install).
+DATA_DIR = (_PACKAGE_DIR / "data" if (_PACKAGE_DIR / "data").is_dir()
+            else _PACKAGE_DIR.parent / "data")
 #: Shipped trained models.
 MODELS_DIR = DATA_DIR / "models"
 #: Measured results (``python -m chesslab results ...`` writes them, figures read them).
