@@ -325,3 +325,35 @@ def test_mirrored_index_is_its_own_inverse_and_maps_promotions_to_promotions():
     np.testing.assert_array_equal(m[m], np.arange(enc.POLICY_SIZE))
     move = chess.Move.from_uci("b2a1q")
     assert m[enc.move_to_index(move)] == enc.move_to_index(chess.Move.from_uci("b7a8q"))
+
+
+# --- every input by name -------------------------------------------------------------
+ONE_BOARD = {"thesis64": enc.thesis_vector, "planes14": enc.planes14, "planes9": enc.planes9,
+             "mover": enc.mover_planes}
+
+
+def test_every_encoding_gives_its_shape_and_the_one_board_functions_numbers(positions):
+    boards = positions[::50]
+    for name, (batch, shape) in enc.ENCODINGS.items():
+        x = batch(boards)
+        assert x.shape == (len(boards), *shape) and x.dtype == np.float32, name
+        assert batch([]).shape == (0, *shape), name
+        assert np.array_equal(batch(boards[3:4])[0], x[3]), name
+        if name in ONE_BOARD:
+            assert all(np.array_equal(ONE_BOARD[name](b), row) for b, row in zip(boards, x)), name
+
+
+def test_the_derived_encodings_hold_the_same_numbers_laid_out_another_way(positions):
+    boards, table = positions[::40], enc.ENCODINGS
+    n = len(boards)
+    assert np.array_equal(table["thesis64_board"].batch(boards).reshape(n, 64),
+                          enc.thesis_vectors(boards))
+    assert np.array_equal(table["planes14_flat"].batch(boards).reshape(n, 14, 8, 8),
+                          enc.planes14_batch(boards))
+    both = table["piece_square"].batch(boards)
+    assert np.array_equal(table["piece_square_mover"].batch(boards), both[:, 0])
+    for board, onehot in zip(boards, both):         # one-hot -> indices: the same features
+        indices = enc.piece_square_indices(board)
+        for side in range(2):
+            active = indices[side][indices[side] != enc.PAD_FEATURE]
+            assert sorted(np.flatnonzero(onehot[side])) == sorted(active)

@@ -8,9 +8,9 @@ import pytest
 
 from chesslab.board.encoding import POLICY_SIZE, legal_indices, legal_mask, move_to_index, planes9_batch
 from chesslab.nn import Adam, relative_error
-from chesslab.evaluators.policy_value import (SYMMETRIES, PolicyValueNet, allowed_symmetries, augmented,
-                                   load_policy_value, policy_value_loss, save_policy_value,
-                                   train_epochs)
+from chesslab.evaluators.policy_value import (PLANE_ENCODINGS, SYMMETRIES, PolicyValueNet,
+                                              allowed_symmetries, augmented, load_policy_value,
+                                              policy_value_loss, save_policy_value, train_epochs)
 
 FENS = ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
         "8/4P3/8/8/8/k7/6p1/K7 w - - 0 1",          # promotions for White
@@ -135,6 +135,25 @@ def test_training_lowers_the_loss_and_file_round_trip(tmp_path):
     path.write_text('{"architecture": {"class": "CNN"}}')
     with pytest.raises(ValueError, match="not a policy-value network"):
         load_policy_value(path)
+
+
+@pytest.mark.parametrize("planes", PLANE_ENCODINGS)
+def test_each_plane_encoding_builds_a_network_that_its_file_brings_back(planes, tmp_path):
+    net = PolicyValueNet(8, 1, policy_k=8, seed=4, planes=planes)
+    boards = [chess.Board(f) for f in FENS]
+    x = net.encode(boards)
+    assert x.shape == (len(boards), *net.input_shape)
+    save_policy_value(net, tmp_path / "pv.json")
+    loaded = load_policy_value(tmp_path / "pv.json")
+    assert loaded.planes == planes and loaded.input_shape == net.input_shape
+    for a, b in zip(net.predict(x), loaded.predict(loaded.encode(boards))):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_an_encoding_that_is_not_planes_is_refused_by_name():
+    with pytest.raises(ValueError, match="'thesis64' for a policy-value network; choose "
+                                         "one of .*planes9.*mover"):
+        PolicyValueNet(8, 1, planes="thesis64")
 
 
 def test_a_policy_value_file_is_an_ordinary_model_file(tmp_path):

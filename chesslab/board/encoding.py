@@ -7,16 +7,23 @@ The encodings, one per design the course reproduces:
   black) plus the squares each side's legal moves go to.
 * ``planes9``: the actor-critic input: 6 piece-type planes (+1 side to move, -1 opponent)
   and 3 planes filled with +1 (White to move) or -1 (Black to move).
+* ``mover_planes``: AlphaZero's kind of input, which the shipped policy-value network
+  reads: 16x8x8 planes of the board as the side to move sees it (flipped for Black):
+  our pieces, theirs, the rooks that may castle, the en passant square, the fifty-move
+  counter; ``mover_indices`` flips the policy's moves with it.
 * the 4272-entry policy index: ``move_to_index``, ``index_to_move``, ``legal_mask``;
 * ``piece_square_indices``: the efficiently updatable network's input, 768 one-hot
   piece-square features seen from each side (the side to move first).
+
+``ENCODINGS`` names every input a network can read (the name its model file records),
+with the function that encodes a batch of boards and the shape of one board's input.
 
 Every 8x8 array is laid out as the board is printed: row 0 is rank 8, column 0 is file a.
 Square numbers follow python-chess: a1=0, b1=1, ..., h8=63.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 import chess
 import numpy as np
@@ -28,7 +35,7 @@ __all__ = [
     "mover_planes_batch", "MIRRORED_INDEX", "mover_indices", "move_to_index", "index_to_move", "legal_mask", "legal_indices",
     "square_to_rowcol", "as_board", "N_PIECE_SQUARES", "PAD_FEATURE",
     "piece_square_feature", "piece_square_indices", "piece_square_indices_batch",
-    "piece_square_onehot",
+    "piece_square_onehot", "Encoding", "ENCODINGS",
 ]
 
 #: The thesis's number for each piece type (white positive, black negative): a code for
@@ -439,3 +446,40 @@ def piece_square_onehot(indices: np.ndarray) -> np.ndarray:
     out = np.zeros(indices.shape[:-1] + (N_PIECE_SQUARES + 1,), dtype=np.float32)
     np.put_along_axis(out, indices.astype(np.intp), 1.0, axis=-1)
     return out[..., :N_PIECE_SQUARES]
+
+
+# --- every input by name ------------------------------------------------------------
+class Encoding(NamedTuple):
+    """One network input: ``batch(boards)`` -> array (N, *shape) float32."""
+
+    batch: Callable
+    shape: tuple
+
+
+def _thesis_board(boards):
+    return thesis_vectors(boards).reshape(-1, 1, 8, 8)
+
+
+def _planes14_flat(boards):
+    return planes14_batch(boards).reshape(-1, 14 * 64)
+
+
+def _piece_square(boards):
+    return piece_square_onehot(piece_square_indices_batch(boards))
+
+
+def _piece_square_mover(boards):
+    return _piece_square(boards)[:, 0]
+
+
+#: Every network input by the name a model file records: ``Encoding(batch, shape)``.
+ENCODINGS = {
+    "piece_square": Encoding(_piece_square, (2, N_PIECE_SQUARES)),   # NNUE: both sides' features
+    "piece_square_mover": Encoding(_piece_square_mover, (N_PIECE_SQUARES,)),  # the mover's only
+    "thesis64": Encoding(thesis_vectors, (64,)),          # the thesis: 64 numbers (ANN)
+    "thesis64_board": Encoding(_thesis_board, (1, 8, 8)),  # the same as one 8x8 plane (CNN)
+    "planes14": Encoding(planes14_batch, (14, 8, 8)),     # the tutorial's 14 planes (conv nets)
+    "planes14_flat": Encoding(_planes14_flat, (14 * 64,)),  # 14 planes as one vector (dense)
+    "planes9": Encoding(planes9_batch, (9, 8, 8)),        # the actor-critic seed's planes
+    "mover": Encoding(mover_planes_batch, (MOVER_PLANES, 8, 8)),  # the side to move's view
+}

@@ -14,8 +14,7 @@ from __future__ import annotations
 import chess
 import numpy as np
 
-from chesslab.board.encoding import (piece_square_indices_batch, piece_square_onehot,
-                               planes14_batch, thesis_vectors)
+from chesslab.board.encoding import ENCODINGS
 from chesslab.base.files import read_json
 from chesslab.evaluators.base import Evaluator, need_board
 from chesslab.nn import Sigmoid, model_from_doc, mse, sigmoid_mse
@@ -128,33 +127,6 @@ def turn_signs(boards) -> np.ndarray:
     return np.array([1.0 if b.turn == chess.WHITE else -1.0 for b in boards])
 
 
-def _thesis_board(boards):
-    return thesis_vectors(boards).reshape(-1, 1, 8, 8)
-
-
-def _planes14_flat(boards):
-    return planes14_batch(boards).reshape(-1, 14 * 64)
-
-
-def _piece_square(boards):
-    return piece_square_onehot(piece_square_indices_batch(boards))
-
-
-def _piece_square_mover(boards):
-    return _piece_square(boards)[:, 0]
-
-
-#: How a network sees a batch of boards: name -> (batch function, input shape).
-ENCODINGS = {
-    "piece_square": (_piece_square, (2, 768)),      # NNUE: both sides' 768 features
-    "piece_square_mover": (_piece_square_mover, (768,)),  # the side to move's 768 only
-    "thesis64": (thesis_vectors, (64,)),            # the thesis: 64 numbers (ANN)
-    "thesis64_board": (_thesis_board, (1, 8, 8)),   # the same 64 numbers as one 8x8 plane (CNN)
-    "planes14": (planes14_batch, (14, 8, 8)),       # the tutorial's 14 planes (conv nets)
-    "planes14_flat": (_planes14_flat, (896,)),      # 14 planes as one vector (dense nets)
-}
-
-
 def encode_boards(boards, encoding: str) -> np.ndarray:
     """A batch of boards as the network input named ``encoding`` (float32)."""
     if encoding not in ENCODINGS:
@@ -192,7 +164,7 @@ class NetworkEvaluator(Evaluator):
         if perspective not in PERSPECTIVES:
             raise ValueError(f"unknown perspective {perspective!r}; use one of "
                              f"{', '.join(PERSPECTIVES)}")
-        shape = ENCODINGS[encoding][1]
+        shape = ENCODINGS[encoding].shape
         if tuple(model.input_shape) != shape:
             raise ValueError(f"the network {model.name!r} takes inputs of shape "
                              f"{tuple(model.input_shape)}, but the encoding {encoding!r} "

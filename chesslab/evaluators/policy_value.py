@@ -18,19 +18,16 @@ from __future__ import annotations
 import chess
 import numpy as np
 
-from chesslab.board.encoding import (MIRRORED_INDEX, MOVER_PLANES, POLICY_SIZE, PROMOTION_PAIRS, as_board,
-                                     move_to_index, mover_indices, mover_planes_batch,
-                                     planes9_batch)
+from chesslab.board.encoding import (ENCODINGS, MIRRORED_INDEX, POLICY_SIZE, PROMOTION_PAIRS,
+                                     as_board, move_to_index, mover_indices)
 from chesslab.base.files import read_json
 from chesslab.nn import (DTYPE, BatchNorm, Conv2D, Dense, Flatten, Layer, ReLU, Residual,
                  Sequential, Tanh, l2_penalty, mse, save_model, softmax_cross_entropy)
 from chesslab.nn.io import model_from_doc, register_architecture
 
-#: Each input encoding: (its planes, how a batch of boards becomes them).
-ENCODINGS = {
-    "planes9": (9, planes9_batch),          # the seed's planes, White's board for both sides
-    "mover": (MOVER_PLANES, mover_planes_batch),   # the side to move's view (AlphaZero's)
-}
+#: The inputs a policy-value network can read: the encodings that are planes (C, 8, 8).
+PLANE_ENCODINGS = tuple(name for name, e in ENCODINGS.items()
+                        if len(e.shape) == 3 and e.shape[1:] == (8, 8))
 
 
 class MovePolicyHead(Layer):
@@ -123,21 +120,23 @@ _PROMO_FROM = np.repeat([f for f, _ in PROMOTION_PAIRS], 4)
 class PolicyValueNet:
     """planes -> (4272 policy logits, value in [-1, 1]) for the side to move.
 
-    ``planes`` names the input encoding (``ENCODINGS``): the seed's ``planes9``, or
-    ``mover``, where the board is seen from the side to move (flipped for Black) and the
-    policy's moves are flipped with it, so one pattern serves both colours.
+    ``planes`` names the input encoding (``encoding.ENCODINGS``, one of
+    ``PLANE_ENCODINGS``): the seed's ``planes9``, or ``mover``, where the board is seen
+    from the side to move (flipped for Black) and the policy's moves are flipped with
+    it, so one pattern serves both colours.
     """
 
     def __init__(self, channels: int = 32, blocks: int = 2, policy_k: int = 32, seed: int = 0,
                  name: str = "policy-value net", planes: str = "planes9",
                  value_channels: int = 1):
-        if planes not in ENCODINGS:
-            raise ValueError(f"unknown input encoding {planes!r}; choose one of {sorted(ENCODINGS)}")
+        if planes not in PLANE_ENCODINGS:
+            raise ValueError(f"unknown input encoding {planes!r} for a policy-value network; "
+                             f"choose one of {', '.join(PLANE_ENCODINGS)}")
         rng = np.random.default_rng(seed)
         self.channels, self.blocks, self.policy_k = int(channels), int(blocks), int(policy_k)
         self.value_channels = int(value_channels)
         self.name, self.planes = name, planes
-        self.input_shape = (ENCODINGS[planes][0], 8, 8)
+        self.input_shape = ENCODINGS[planes].shape
         self.trunk = Sequential(Conv2D(self.input_shape[0], channels, 3, padding=1, rng=rng),
                                 BatchNorm(channels), ReLU(),
                                 *[Residual(channels, rng=rng) for _ in range(blocks)])
@@ -191,7 +190,7 @@ class PolicyValueNet:
 
     def encode(self, boards):
         """The network's input planes for a list of boards."""
-        return ENCODINGS[self.planes][1](boards)
+        return ENCODINGS[self.planes].batch(boards)
 
     def move_indices(self, board, moves=None) -> np.ndarray:
         """Policy indices of ``moves`` (default: every legal move) in the network's view."""

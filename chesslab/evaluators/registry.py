@@ -53,7 +53,7 @@ class EvaluatorInfo:
     evaluator: Callable               # the class; with a model file: .from_file(path, name)
     title: str = ""                   # one line for menus and legends
     model: str | None = None          # file name in data/models (None: nothing to load)
-    encoding: str | None = None       # the input a network reads (networks.ENCODINGS)
+    encoding: str | None = None       # the input a network reads (encoding.ENCODINGS)
     network: Callable | None = None   # network(seed) -> an untrained network to train
     perspective: str | None = None    # the only perspective it reads (None: either)
     training: dict = field(default_factory=dict)   # TrainConfig settings, shipped model

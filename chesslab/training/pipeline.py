@@ -63,9 +63,9 @@ from chesslab.datasets.positions import DEFAULT_DATASET, Dataset, load_dataset
 from chesslab.evaluators.registry import EVALUATORS
 from chesslab.base.files import MODELS_DIR, read_json
 from chesslab.training.measure import accuracy, evaluate_on, metrics
-from chesslab.evaluators.neural import (ENCODINGS, encode_boards, loss_for, target_kind, target_to_cp,
-                       training_target)
-from chesslab.evaluators.neural import NetworkEvaluator
+from chesslab.board.encoding import ENCODINGS
+from chesslab.evaluators.neural import (NetworkEvaluator, encode_boards, loss_for, target_kind,
+                                        target_to_cp, training_target)
 from chesslab.nn import Adam, BatchNorm, save_model, train_step
 from chesslab.training.recipe import RECIPE, base_depth, network_view, training_positions
 
@@ -302,7 +302,7 @@ def encode_dataset(dataset: Dataset, encoding: str, chunk: int = 8192) -> np.nda
 
 def encode_positions(boards, encoding: str, chunk: int = 8192) -> np.ndarray:
     """``encode_dataset`` for a list of boards."""
-    shape = ENCODINGS[encoding][1]
+    shape = ENCODINGS[encoding].shape
     out = np.empty((len(boards),) + shape, dtype=np.int8)
     for i in range(0, len(boards), chunk):
         out[i:i + chunk] = encode_boards(boards[i:i + chunk], encoding)
