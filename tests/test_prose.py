@@ -23,9 +23,10 @@ Not number claims (``exempt_spans``, kept few): link targets and URLs, HTML tags
 heading's leading notebook number ("# 09 · ..."), a numbered list's "1.", a number
 named by a structural word (notebook 05, Exercise 3, section 2, cell 12, step 1,
 chapter 6, seed 001, ...), and a citation's volume and year ("*Nature* 550 (2017)",
-"(Kocsis and Szepesvári, 2006)"). Code spans and LaTeX are read like the rest (a
-number in `python -m chesslab ... --roots 3000` is a claim too); only the formula
-constants 0, 1, 2 and 10 inside LaTeX are exempt.
+"(Kocsis and Szepesvári, 2006)"). A fenced code block (a command to type) and an inline
+code span that sets something (`max_plies=400`, `--games 32`) hold settings the reader
+types, like a code cell's literals. Other code spans and LaTeX are read like the rest; only
+the formula constants 0, 1, 2 and 10 inside LaTeX are exempt.
 """
 import importlib
 import json
@@ -45,6 +46,8 @@ FACTS = [
     (r"pawn 100, knight and bishop 300, rook 500, queen 900|100/300/300/500/900",
      "piece values of the Naive Bayes chapter's material evaluation (seed 002, table "
      "'Values of Chess Pieces')"),
+    (r"h8 = 63", "python-chess numbers the squares a1 = 0, b1 = 1, ..., h8 = 63 "
+     "(chess.SQUARES)"),
     (r"learning rate 0\.001", "the thesis (seed 000): 'learning rate ... equal to $0.001$'"),
     (r"20 legal moves at the start|one ply from the start, 400 after two, 8,902 after three",
      "rule of chess: perft from the initial position is 20, 400, 8,902"),
@@ -67,13 +70,18 @@ FACTS = [
     (r"half a session \(45 minutes\)|\(\d+ minutes(?:, if it is installed)?\)",
      "a lesson plan's durations: the author's estimates (TEACHING.md says so), not a "
      "measurement"),
+    (r"README writes 2 \* 64 \+ 30 = 158|\"the 30th square\"",
+     "the actor-critic README (seed 003): '2 x 64 + 30 = 158', 'the 30th element'"),
+    (r"Stockfish 15.1 scales its centipawns so that \+100 means roughly a 50% chance to win",
+     "Stockfish 15.1's release notes: evaluations are normalised so that +1 (100 cp) is a "
+     "50% win chance (its win-rate model, UCI_ShowWDL)"),
     (r"Stockfish labels, 14 planes", "the tutorial (seed 001): 14x8x8 input planes"),
 ]
 
 #: Words that name a place in the course or a document, not a quantity.
 STRUCTURAL = (r"notebooks?|exercises?|sections?|cells?|steps?|parts?|chapters?|sessions?|"
               r"issues?|questions?|seeds?|figures?|tables?|tasks?|lessons?|weeks?|"
-              r"try-this items?|item|version")
+              r"try-this items?|item|version|planes?")
 
 _NUMBER = re.compile(
     r"(?<![\w@.\\])"                               # not glued to a name on its left
@@ -129,6 +137,8 @@ def exempt_spans(text: str) -> list[tuple[int, int]]:
     patterns = [
         r"\]\([^)]*\)",                                     # link targets
         r"\w+://\S+",                                      # URLs (tcp://HOST:8786)
+        r"^```.*?^```",                                     # fenced code: commands to type
+        r"`[^`\n]*(?:=|--)[^`\n]*`",                        # `max_plies=400`, `--games 32`
         r"\bStockfish \d+(?:\.\d+)?",                       # a program's version
         r"<[^>\n]+>",                                       # HTML tags
         r"^#+\s*\d+",                                       # "# 09 · Play lab"
@@ -142,8 +152,10 @@ def exempt_spans(text: str) -> list[tuple[int, int]]:
         r"section \d+(?:\.\d+)+",                           # "section 6.6.3"
         r"technical report \d+",
     ]
-    spans = [(m.start(), m.end()) for p in patterns for m in re.finditer(p, text, re.M | re.I)]
+    flags = re.M | re.I | re.S
+    spans = [(m.start(), m.end()) for p in patterns for m in re.finditer(p, text, flags)]
     for pattern, _source in FACTS:
+        pattern = pattern.replace(" ", r"\s+")          # a phrase may wrap in the source
         spans += [(m.start(), m.end()) for m in re.finditer(pattern, text)]
     for m in re.finditer(r"\$[^$\n]+\$", text):             # LaTeX formula constants
         for start, end, value in number_tokens(m.group()):
