@@ -9,7 +9,9 @@ import random
 
 from chesslab.board.rules import outcome
 from chesslab.matches.players import mcts_player
-from chesslab.search.mcts import MCTS, MCTSPlayer, terminal_value, visit_policy
+from chesslab.search.mcts import (LOSS_VALUE, MCTS, MCTSNode, MCTSPlayer, MCTSResult, best_index,
+                                  pick_move, terminal_value, visit_policy)
+from chesslab.search.result import SearchResult
 from chesslab.search import mcts as mcts_module
 from chesslab.matches.players import make_player
 from chesslab.evaluators.policy_value import PolicyValueNet, save_policy_value
@@ -160,13 +162,61 @@ def test_tree_reuse_after_a_move(net):
     assert mcts.search(other, simulations=5) is not child
 
 
+def _node(visits, values, children=None):
+    node = MCTSNode()
+    node.expand(list(chess.Board().legal_moves)[:len(visits)], np.full(len(visits), 0.1))
+    node.N[:], node.W[:] = visits, values
+    if children:
+        node.children = children
+    return node
+
+
 def test_temperature():
-    class Root:
-        N = np.array([1.0, 3.0, 6.0])
-    np.testing.assert_allclose(visit_policy(Root, 1.0), [0.1, 0.3, 0.6])
-    np.testing.assert_allclose(visit_policy(Root, 0), [0, 0, 1])
-    hot = visit_policy(Root, 2.0)
+    root = _node([1.0, 3.0, 6.0], [0.0, 0.0, 0.0])
+    np.testing.assert_allclose(visit_policy(root, 1.0), [0.1, 0.3, 0.6])
+    np.testing.assert_allclose(visit_policy(root, 0), [0, 0, 1])
+    hot = visit_policy(root, 2.0)
     assert hot[0] > 0.1 and hot[2] < 0.6
+
+
+def test_equal_visits_go_to_the_better_mean_value_then_to_the_first_move():
+    """One fixed rule, no random draw: the same tree gives the same move everywhere."""
+    assert best_index(_node([4, 6, 6, 6], [4.0, 1.2, 3.0, -6.0])) == 2      # Q 0.5 > 0.2
+    assert best_index(_node([4, 6, 6, 6], [4.0, 3.0, 3.0 + 1e-13, 3.0])) == 1   # a near-tie
+    lost = MCTSNode()
+    lost.terminal = LOSS_VALUE                   # the opponent is mated after move 0
+    proven = _node([1, 6, 2], [1.0, 2.0, 0.0], children=[lost, None, None])
+    assert best_index(proven) == 0               # a proven win beats more visits
+    tied = _node([5, 5], [1.0, 1.0])
+    np.testing.assert_allclose(visit_policy(tied, 0), [1, 0])
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    assert pick_move(tied, 0.0, rng) == tied.moves[0] and rng.bit_generator.state == state
+
+
+@pytest.mark.parametrize("temperature", [0.0, 1.0])
+def test_the_reported_line_starts_with_the_move_played(net, temperature):
+    """With 3 simulations most root moves tie; the line must still begin with the move
+    the player chose (it once started with another of the tied moves)."""
+    rng = random.Random(5)
+    for _ in range(12):
+        board = chess.Board()
+        for _ in range(rng.randrange(0, 30)):
+            if board.is_game_over():
+                break
+            board.push(rng.choice(list(board.legal_moves)))
+        if board.is_game_over():
+            continue
+        player = MCTSPlayer(net, simulations=3, temperature=temperature,
+                            temperature_plies=200, seed=rng.randrange(100))
+        move = player.choose_move(board)
+        assert player.last_result.pv[0] == move
+        assert board.is_legal(move)
+
+
+def test_a_search_without_elapsed_time_reports_zero_nodes_per_second_as_alpha_beta_does():
+    result = MCTSResult(chess.Move.from_uci("e2e4"), [], np.zeros(0), np.zeros(0), 0.0, 10, 0.0)
+    assert result.nps == 0.0 == SearchResult(None, 0, 0, 10, [], seconds=0.0).nps
 
 
 def test_mcts_player_spec(tmp_path, net, monkeypatch):
@@ -179,7 +229,7 @@ def test_mcts_player_spec(tmp_path, net, monkeypatch):
     player = mcts_player(12, model=path, seed=1)
     move = player.choose_move(chess.Board())
     assert move in chess.Board().legal_moves and player.last_result.nodes == 12
-    with pytest.raises(FileNotFoundError, match="bootstrap"):
+    with pytest.raises(FileNotFoundError, match="train supervised"):
         mcts_player(12, model=tmp_path / "missing.json")
     with pytest.raises(ValueError, match="game is over"):
         player.choose_move(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"))

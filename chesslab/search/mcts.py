@@ -312,27 +312,56 @@ class MCTS:
 
 # ---------------------------------------------------------------------- choosing a move
 
+#: Mean values closer than this count as equal when visit counts tie: a sum taken in
+#: another order (another CPU's arithmetic) differs in its last bits, and that must not
+#: change the move.
+Q_TIE = 1e-9
+
+
+def best_index(node: MCTSNode) -> int:
+    """The move a search settles on at ``node``: a move proven to win; else the most
+    visited one; equal visits go to the larger mean value Q (within ``Q_TIE``), then to
+    the first in the node's move order.
+
+    One rule for the move played at temperature 0, the ``visit_policy`` at T = 0 and
+    every step of the reported line, so the line starts with the move played and the
+    same tree gives the same move on every machine.
+    """
+    win = node.winning_move()
+    if win is not None:
+        return win
+    tied = np.flatnonzero(node.N == node.N.max())
+    q = node.q()[tied]
+    return int(tied[np.flatnonzero(q >= q.max() - Q_TIE)[0]])
+
+
 def visit_policy(root: MCTSNode, temperature: float = 1.0):
-    """Move probabilities from visit counts: N^(1/T), normalised; T = 0 is argmax."""
+    """Move probabilities from visit counts: N^(1/T), normalised; T = 0 plays
+    ``best_index`` (the most visited move, ties by its rule) with probability 1."""
     n = root.N
     if temperature <= 0:
-        p = (n == n.max()).astype(float)
-    else:
-        p = (n / n.max()) ** (1.0 / temperature)
+        p = np.zeros(len(n))
+        p[best_index(root)] = 1.0
+        return p
+    p = (n / n.max()) ** (1.0 / temperature)
     return p / p.sum()
 
 
 def pick_move(root: MCTSNode, temperature: float, rng: np.random.Generator) -> chess.Move:
-    """Sample from ``visit_policy`` (ties at temperature 0 broken by ``rng``)."""
+    """Sample from ``visit_policy`` with ``rng``; at temperature 0, ``best_index``'s move
+    (no draw from ``rng``)."""
+    if temperature <= 0:
+        return root.moves[best_index(root)]
     p = visit_policy(root, temperature)
     return root.moves[int(rng.choice(len(p), p=p))]
 
 
-def principal_variation(root: MCTSNode, length: int = 8):
-    """Most visited moves from the root down."""
+def principal_variation(root: MCTSNode, length: int = 8, first: chess.Move | None = None):
+    """The line the search expects: ``best_index``'s move from the root down, starting
+    with ``first`` when given (the move played, when a temperature sampled another)."""
     pv, node = [], root
     while node is not None and node.expanded and node.N.sum() > 0 and len(pv) < length:
-        a = int(np.argmax(node.N))
+        a = node.moves.index(first) if first is not None and not pv else best_index(node)
         pv.append(node.moves[a])
         node = node.children[a]
     return pv
@@ -352,10 +381,10 @@ class MCTSResult:
 
     @property
     def nps(self) -> float:
-        return self.nodes / self.seconds if self.seconds > 0 else float("inf")
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0   # as SearchResult
 
     def describe(self, board: chess.Board | None = None, top: int = 5) -> str:
-        order = np.argsort(-self.visits)[:top]
+        order = np.argsort(-self.visits, kind="stable")[:top]
         name = (lambda m: board.san(m)) if board is not None else (lambda m: m.uci())
         rows = ", ".join(f"{name(self.moves[i])} N={int(self.visits[i])} Q={self.q[i]:+.2f}"
                          for i in order)
@@ -393,7 +422,8 @@ class MCTSPlayer(Player):
         a = root.moves.index(move)
         self.last_result = MCTSResult(move, list(root.moves), root.N.copy(), root.q(),
                                       float(root.q()[a]), self.mcts.last_simulations,
-                                      time.perf_counter() - start, principal_variation(root))
+                                      time.perf_counter() - start,
+                                      principal_variation(root, first=move))
         return move
 
     def reset(self):
@@ -416,5 +446,5 @@ def shipped_network(path=None):
     path = Path(path or DEFAULT_MODEL)
     if not path.exists():
         raise FileNotFoundError(f"network {path} does not exist; train one with "
-                                f"`python -m chesslab train bootstrap` (see data/README.md)")
+                                f"`python -m chesslab train supervised` (see data/README.md)")
     return load_cached(path, load_policy_value, "policy-value network")
