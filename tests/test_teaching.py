@@ -11,6 +11,7 @@ from chesslab import nn
 from chesslab.board.scores import material_balance
 from chesslab.datasets.positions import random_board
 from chesslab.evaluators import teaching as evaluators_teaching
+from chesslab.evaluators.policy_value import PolicyValueNet
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.search import search
 from chesslab.search import teaching
@@ -112,6 +113,35 @@ def test_backup_is_mcts_backup_without_the_virtual_loss():
     for (real, _), (taught, _) in zip(path, mine):
         np.testing.assert_allclose(taught.N, real.N)
         np.testing.assert_allclose(taught.W, real.W)
+
+
+def _same_tree(taught, real, board):
+    """Every node of the two trees: the same moves, visits and (up to rounding) values."""
+    assert taught.moves == real.moves, board.fen()
+    np.testing.assert_array_equal(taught.N, real.N)
+    np.testing.assert_allclose(taught.W, real.W, atol=1e-9)
+    np.testing.assert_allclose(taught.prior, real.prior)
+    for move, mine, theirs in zip(taught.moves, taught.children, real.children):
+        assert (mine is None) == (theirs is None)
+        if mine is not None and mine.expanded:
+            board.push(move)
+            _same_tree(mine, theirs, board)
+            board.pop()
+
+
+@pytest.mark.parametrize("planes", ["planes9", "mover"])
+def test_simulation_builds_the_tree_of_mcts_with_one_leaf_per_call(planes):
+    net = PolicyValueNet(8, 1, policy_k=8, seed=1, planes=planes).eval()
+    boards = [b for b in positions(3, seed=4) if not b.is_game_over()]
+    boards.append(chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 2 4"))
+    for board in boards:                      # mates, quiet middlegames, an endgame
+        real = MCTS(net, simulations=120, batch_size=1, solve=False).search(board)
+        work = board.copy()
+        root = teaching.expand_root(work, net)
+        values = [teaching.simulation(root, work, net) for _ in range(120)]
+        assert work == board and work.move_stack == board.move_stack   # board put back
+        assert root.N.sum() == 120 and all(-1 <= v <= 1 for v in values)
+        _same_tree(root, real, board.copy())
 
 
 def test_update_accumulator_gives_the_nnue_accumulators():

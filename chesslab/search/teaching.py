@@ -16,6 +16,7 @@ import chess
 
 from chesslab.board.rules import draw_by_rule
 from chesslab.board.scores import mate_value, white_to_side
+from chesslab.search.mcts import MCTSNode, puct_select, terminal_value
 
 
 def static(board: chess.Board, evaluator, ply: int = 0) -> float:
@@ -114,6 +115,49 @@ def backup(path, value: float) -> None:
         value = -value                       # now: for the player who chose move a
         node.N[a] += 1
         node.W[a] += value
+
+
+def simulation(root: MCTSNode, board: chess.Board, net, c_puct: float = 1.5) -> float:
+    """One MCTS simulation, its four steps in order; returns the leaf's value.
+
+    ``root`` is the tree's root (an ``MCTSNode``, expanded: ``expand_root``) and
+    ``board`` its position (pushed and popped back, unchanged at the end); ``net`` is a
+    policy-value network (``net.policy(board)`` gives the legal moves, their priors and
+    the value for the side to move). The teaching version of one simulation of
+    ``MCTS.search``; the real one (``MCTS._run_batch``) adds a batch of simulations per
+    network call, with virtual losses to spread them and a cut when two meet at one leaf,
+    exact results that climb the tree, root noise and first-play urgency.
+    ``tests/test_teaching.py`` checks that N simulations build the same tree as
+    ``MCTS(net, batch_size=1, solve=False)``.
+    """
+    node, path = root, []
+    # 1. select: from the root, follow the largest Q + U until a position never expanded
+    while node.expanded:
+        a = puct_select(node.q(), node.N, node.prior, c_puct)
+        if node.children[a] is None:
+            node.children[a] = MCTSNode()
+        path.append((node, a))
+        board.push(node.moves[a])
+        node = node.children[a]
+    value = terminal_value(board)            # a finished game is scored exactly
+    if value is None:
+        # 2. expand: the new position gets its legal moves and their priors;
+        # 3. evaluate: the same network call gives its value (no random rollout)
+        moves, priors, value = net.policy(board)
+        node.expand(moves, priors)
+    # 4. back up: the value climbs the path, its sign flipped at every ply
+    backup(path, value)
+    for _ in path:
+        board.pop()
+    return value
+
+
+def expand_root(board: chess.Board, net) -> MCTSNode:
+    """A search tree's root: the position's legal moves and the network's priors."""
+    root = MCTSNode()
+    moves, priors, _ = net.policy(board)
+    root.expand(moves, priors)
+    return root
 
 
 def alphabeta_trace(tree, alpha: float = -math.inf, beta: float = math.inf,
