@@ -168,3 +168,20 @@ def test_a_copied_network_keeps_its_input_encoding_and_answers():
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 3 3")
     assert twin.planes == "mover"
     np.testing.assert_allclose(twin.policy(board)[1], net.policy(board)[1], rtol=1e-6)
+
+
+def test_a_float64_run_keeps_its_networks_in_float64_and_never_changes_the_callers():
+    """dtype="float64" is how a small run gives the same games on every CPU: the copies
+    the loop makes (gate winner, resumed files) must stay float64."""
+    from dataclasses import replace
+
+    from chesslab.training.selfplay import DEFAULTS, _copy_net, _with_dtype
+    net = PolicyValueNet(8, 1, policy_k=8, seed=5).eval()
+    assert _with_dtype(net, "float32") is net
+    wide = _with_dtype(net, "float64")
+    assert wide.dtype == np.float64 and net.dtype == np.float32
+    assert _copy_net(wide).dtype == np.float64
+    board = chess.Board("8/8/8/8/3k4/8/Q7/K7 w - - 0 1")
+    np.testing.assert_allclose(wide.policy(board)[1], net.policy(board)[1], rtol=1e-5)
+    with pytest.raises(ValueError, match="dtype must be one of float32, float64"):
+        replace(DEFAULTS["endgame"], dtype="float16")

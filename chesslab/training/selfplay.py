@@ -189,12 +189,14 @@ class SelfPlayConfig:
     player: str = "latest"            # who plays self-play: the trainee, or the gated best
     starts: str = "initial"           # full game: "records" starts every other game from one
     workers: int = 1                  # processes for the self-play and gate games
+    dtype: str = "float32"            # "float64": the same games on every CPU (see below)
 
     def __post_init__(self):
         """Refuse settings a run cannot use, before any game is played."""
         choices = {"kind": ("endgame", "full"), "piece": ("Q", "R"),
                    "adjudicate": tuple(_ADJUDICATE), "value_target": ("z", "zq"),
-                   "player": ("latest", "best"), "starts": ("initial", "records")}
+                   "player": ("latest", "best"), "starts": ("initial", "records"),
+                   "dtype": ("float32", "float64")}
         for key, allowed in choices.items():
             if getattr(self, key) not in allowed:
                 raise ValueError(f"{key} must be one of {', '.join(allowed)}, got "
@@ -246,13 +248,19 @@ def check_settings(kind: str, initial=None, **overrides) -> None:
 
 def _copy_net(net):
     twin = PolicyValueNet(net.channels, net.blocks, net.policy_k, name=net.name, planes=net.planes,
-                          value_channels=net.value_channels)
+                          value_channels=net.value_channels).astype(net.dtype)
     for (_, dst, _), (_, src, _) in zip(twin.parameters(), net.parameters()):
         dst[...] = src
     for dst, src in zip(twin.leaves(), net.leaves()):
         if hasattr(src, "running_mean"):
             dst.running_mean, dst.running_var = src.running_mean.copy(), src.running_var.copy()
     return twin.eval()
+
+
+def _with_dtype(net, dtype: str):
+    """``net`` itself if its numbers are ``dtype`` already, else a copy in ``dtype`` (a
+    network the caller passed in is never changed)."""
+    return net if net.dtype == np.dtype(dtype) else _copy_net(net).astype(np.dtype(dtype))
 
 
 def _opening_starts(count: int, seed: int, plies: int = 4) -> list[str]:
@@ -301,6 +309,10 @@ def train_selfplay(workdir, kind: str = "endgame", iterations: int = 5,
         state = {"config": asdict(cfg), "iteration": 0, "curve": [],
                  "buffer": {"capacity": cfg.buffer, "rows": []}}
     cfg = SelfPlayConfig(**state["config"])     # a run written before the dataclass too
+    # Self-play is chaotic: in float32 the last bits of a sum, which differ between the
+    # BLAS kernels of different CPUs, change a visit count, then a move, then the games.
+    # float64 pushes those differences far below anything a search compares.
+    best, trainee = _with_dtype(best, cfg.dtype), _with_dtype(trainee, cfg.dtype)
     buffer = ReplayBuffer.from_json(state["buffer"])
     adjudicate = _ADJUDICATE[cfg.adjudicate]
     seed = cfg.seed
