@@ -75,6 +75,11 @@ FACTS = [
     (r"Stockfish 15.1 scales its centipawns so that \+100 means roughly a 50% chance to win",
      "Stockfish 15.1's release notes: evaluations are normalised so that +1 (100 cp) is a "
      "50% win chance (its win-rate model, UCI_ShowWDL)"),
+    (r"14 planes, 896 numbers|12 piece planes, 768 numbers|\b14 planes\b",
+     "the tutorial's input (seed 001): 14 planes of 8 x 8 (14 x 64 = 896); its first 12 "
+     "are the piece planes (12 x 64 = 768)"),
+    (r"\+400 cp \(about a piece up\) becomes 0\.76|\+400 cp about 0\.73",
+     "arithmetic: tanh(400 / 400) = 0.762 and 1 / (1 + e^-1) = 0.731"),
     (r"Stockfish labels, 14 planes", "the tutorial (seed 001): 14x8x8 input planes"),
 ]
 
