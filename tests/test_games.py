@@ -2,6 +2,7 @@
 damaged files refused by name), and Stockfish self-play games."""
 import gzip
 import io
+import random
 
 import chess
 import chess.pgn
@@ -66,7 +67,7 @@ def test_unreadable_pgn_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="does not exist"):
         games.read_games(tmp_path / "missing.pgn")
     junk = tmp_path / "junk.pgn"
-    junk.write_bytes(b"\x00\x01 this is not chess at all \xff" * 20)
+    junk.write_bytes(b"\x01 this is not chess at all \xff" * 20)
     with pytest.raises(ValueError, match="no chess game"):
         games.read_games(junk)
     illegal = tmp_path / "illegal.pgn"
@@ -95,6 +96,30 @@ def test_selfplay_game_is_legal_and_recorded(tmp_path):
             assert board.ply() == 30 and outcome(board) is None and h["Result"] == "1/2-1/2"
         else:
             assert outcome(board) is not None
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_file_of_random_bytes_is_named_as_not_pgn(tmp_path, seed):
+    rng = random.Random(seed)
+    noise = tmp_path / "noise.pgn"
+    noise.write_bytes(bytes(rng.randrange(256) for _ in range(2000)))
+    with pytest.raises(ValueError, match=r"noise.pgn is not a PGN file: it holds binary "
+                                         r"data .*pass a PGN text file"):
+        games.read_games(noise)
+    packed = tmp_path / "noise.pgn.gz"                   # the same inside a gzip file
+    packed.write_bytes(gzip.compress(noise.read_bytes()))
+    with pytest.raises(ValueError, match="noise.pgn.gz is not a PGN file"):
+        games.read_games(packed)
+
+
+def test_text_that_breaks_the_pgn_parser_is_named(tmp_path):
+    # random bytes (seed 2, NULs made 'x') on which python-chess raises IndexError
+    rng = random.Random(2)
+    garbage = tmp_path / "garbage.pgn"
+    garbage.write_bytes(bytes(rng.randrange(256) for _ in range(2000)).replace(b"\0", b"x"))
+    with pytest.raises(ValueError, match=r"garbage.pgn is not a readable PGN file: "
+                                         r"python-chess cannot parse game 1 \(IndexError"):
+        games.read_games(garbage)
 
 
 def test_pgn_cut_mid_game_is_refused_not_half_read(tmp_path):

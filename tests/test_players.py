@@ -3,7 +3,9 @@ import chess
 import pytest
 
 from chesslab.base.stockfish import find_stockfish
+from chesslab.board.game import play_game
 from chesslab.matches.players import RandomPlayer, SearchPlayer, StockfishPlayer, make_player
+from needs_stockfish import needs_stockfish
 
 
 def test_specs_make_the_right_players():
@@ -15,6 +17,20 @@ def test_specs_make_the_right_players():
     p = make_player("material@0.5s")
     assert (p.depth, p.time_limit) == (None, 0.5)
     assert make_player("pst@1s").time_limit == 1.0
+
+
+def test_a_games_headers_name_the_specs_that_played_time_included():
+    game = play_game(make_player(" Material:1@0.01s "), make_player("random"), max_plies=4)
+    assert (game.headers["White"], game.headers["Black"]) == ("material:1@0.01s", "random")
+    assert SearchPlayer("pst", 2, 0.5).name == "pst:2@0.5s"       # depth and time both
+
+
+@needs_stockfish
+def test_stockfish_is_named_with_its_time_per_move():
+    with make_player("stockfish:1350@0.02s") as fast, make_player("stockfish:1350") as usual:
+        assert (fast.name, usual.name) == ("stockfish:1350@0.02s", "stockfish:1350")
+        game = play_game(fast, make_player("random"), max_plies=2)
+    assert game.headers["White"] == "stockfish:1350@0.02s"
 
 
 @pytest.mark.parametrize("spec, message", [

@@ -99,6 +99,22 @@ def _check_complete(game, path, number):
                          f"but ends with {marker}; fix the file so they agree")
 
 
+#: How much of a file ``read_games`` looks at for binary data before parsing it.
+_SNIFF_CHARS = 1 << 16
+
+
+def _read_game(fh, path, number):
+    """The next game of an open PGN file (None at its end). python-chess's parser
+    can fail on garbage with an internal error (an IndexError): named here."""
+    try:
+        return chess.pgn.read_game(fh, Visitor=_MarkedGameBuilder)
+    except (IndexError, KeyError, AttributeError) as exc:
+        raise ValueError(f"{path} is not a readable PGN file: python-chess cannot parse "
+                         f"game {number} ({type(exc).__name__}: {exc}); is it a PGN file "
+                         f"(text with [Event ...] headers and moves like 1. e4 e5)? Restore "
+                         f"or fix it") from None
+
+
 def read_games(path, limit: int | None = None) -> list[chess.pgn.Game]:
     """The games of a PGN file (plain or ``.gz``; the first ``limit`` if given), with
     errors that name the problem (a damaged or cut-off file is refused, not half read)."""
@@ -108,8 +124,12 @@ def read_games(path, limit: int | None = None) -> list[chess.pgn.Game]:
     games = []
     try:
         with _open_text(path) as fh:
-            while len(games) != limit and (
-                    game := chess.pgn.read_game(fh, Visitor=_MarkedGameBuilder)) is not None:
+            if "\0" in fh.read(_SNIFF_CHARS):
+                raise ValueError(f"{path} is not a PGN file: it holds binary data (a NUL "
+                                 f"byte), not text; pass a PGN text file (plain or .gz) "
+                                 f"with [Event ...] headers and moves like 1. e4 e5")
+            fh.seek(0)
+            while len(games) != limit and (game := _read_game(fh, path, len(games) + 1)):
                 if game.errors:
                     raise ValueError(f"{path} is not a readable PGN file: game "
                                      f"{len(games) + 1} has an error: {game.errors[0]}")

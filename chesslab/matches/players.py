@@ -86,7 +86,7 @@ class SearchPlayer(Player):
         check_limits(depth, time_limit)
         if name is None:
             prefix = algorithm if algorithm != "full" else evaluator.name
-            name = f"{prefix}:{depth}" if time_limit is None else f"{prefix}@{time_limit:g}s"
+            name = format_spec(prefix, depth, time_limit)
         super().__init__(name, seed)
         self.evaluator = evaluator
         self.depth = depth
@@ -116,8 +116,10 @@ class StockfishPlayer(Player):
             raise ValueError(f"Stockfish needs a positive time per move, not {time_limit}")
         self.engine = None
         self.path = find_stockfish()
-        super().__init__(name or (f"stockfish:{elo}" if elo is not None
-                                  else f"stockfish:skill={skill}"), seed)
+        # the spec that plays, time included (a game's PGN headers name it)
+        level = str(elo) if elo is not None else f"skill={skill}"
+        super().__init__(name or format_spec("stockfish", level, None if time_limit
+                                             == STOCKFISH_SECONDS else time_limit), seed)
         self.time_limit = time_limit
         engine = start_engine(self.path)
         options = {"Threads": 1, "Hash": 16}
@@ -229,7 +231,7 @@ def make_player(spec, seed: int = 0, model=None) -> Player:
             return StockfishPlayer(skill=level, time_limit=seconds, seed=seed)
         return StockfishPlayer(elo=parsed.number or 1350, time_limit=seconds, seed=seed)
     if name == "mcts":
-        return mcts_player(parsed.number, time_limit, seed=seed, name=str(spec), model=model)
+        return mcts_player(parsed.number, time_limit, seed=seed, name=str(parsed), model=model)
     if name == "policy":
         if arg or time_limit:
             raise ValueError(f"'policy' plays the network's top move without search, so it "
@@ -252,9 +254,9 @@ def make_player(spec, seed: int = 0, model=None) -> Player:
                          f"or give it a time per move, e.g. {name}@10s")
     if algorithm != "full":
         return SearchPlayer("material", depth, time_limit, algorithm=name, seed=seed,
-                            name=str(spec))
+                            name=str(parsed))
     return SearchPlayer(load_evaluator(name, model), depth, time_limit, seed=seed,
-                        name=str(spec))
+                        name=str(parsed))
 
 
 def mcts_player(simulations: int | None = 300, time_limit: float | None = None,
