@@ -197,9 +197,10 @@ def _kind(node):
 
 
 def cell_bindings(source: str):
-    """(name, kind) of each top-level binding of a code cell: "import" for a name bound
-    by an import, the expression's kind for an assignment ("other" when the syntax does
-    not tell), "function"/"class" for a definition, "other" for a loop or with target."""
+    """(name, kind) of each binding of a code cell outside its functions: "import" for a
+    name bound by an import, the expression's kind for an assignment ("other" when the
+    syntax does not tell), "function"/"class" for a definition, "other" for a loop or
+    with target."""
     import ast
     lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
     try:
@@ -207,25 +208,38 @@ def cell_bindings(source: str):
     except SyntaxError:
         return []
     found = []
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found += [((a.asname or a.name).split(".")[0], "import") for a in node.names]
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.append((node.name, "function"))
-        elif isinstance(node, ast.ClassDef):
-            found.append((node.name, "class"))
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    found.append((target.id, _kind(node.value) or "other"))
-                elif isinstance(target, (ast.Tuple, ast.List)):
-                    found += [(t.id, "other") for t in target.elts if isinstance(t, ast.Name)]
-        elif isinstance(node, (ast.For, ast.With)):
-            targets = [node.target] if isinstance(node, ast.For) else \
-                [item.optional_vars for item in node.items if item.optional_vars]
-            for target in targets:
-                found += [(n.id, "other") for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.extend(((a.asname or a.name).split(".")[0], "import") for a in node.names)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append((node.name, "function"))
+            elif isinstance(node, ast.ClassDef):
+                found.append((node.name, "class"))
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        found.append((target.id, _kind(node.value) or "other"))
+                    elif isinstance(target, (ast.Tuple, ast.List)):
+                        found.extend((t.id, "other") for t in target.elts
+                                     if isinstance(t, ast.Name))
+            if isinstance(node, (ast.For, ast.With)):
+                targets = [node.target] if isinstance(node, ast.For) else \
+                    [item.optional_vars for item in node.items if item.optional_vars]
+                for target in targets:
+                    found.extend((n.id, "other") for n in ast.walk(target)
+                                 if isinstance(n, ast.Name))
+            # the bodies of loops, tests and with/try blocks bind names of the cell too
+            for field in ("body", "orelse", "finalbody"):
+                if isinstance(node, (ast.For, ast.While, ast.If, ast.With, ast.Try)):
+                    visit(getattr(node, field, []))
+            if isinstance(node, ast.Try):
+                for handler in node.handlers:
+                    visit(handler.body)
+
+    visit(tree.body)
     return found
 
 
@@ -274,5 +288,7 @@ def test_the_hidden_state_check_sees_a_module_rebound_and_a_tuple_turned_list():
         ("recipe", 0, "import", 2, "other")]
     assert rebound_names(nb("depths = (3, 4)", "depths = [1, 2] if a else [1, 2, 3]")) == [
         ("depths", 0, "tuple", 1, "list")]
+    assert rebound_names(nb("rows = {r: 1 for r in x}", "for d in ds:\n    rows = [d]")) == [
+        ("rows", 0, "dict", 1, "list")]
     assert rebound_names(nb("board = chess.Board()", "board = make()", "n = 3", "n = 4",
                             "_ = plot()", "_ = [1]")) == []
