@@ -275,9 +275,9 @@ def test_no_notebook_name_is_rebound_to_another_kind_of_object(path):
     def what(kind):
         return {"import": "an imported name", "other": "an assigned value"}.get(kind, f"a {kind}")
     assert not problems, "\n".join(
-        f"{path.name}: `{name}` is {what(was)} in cell {a} and {what(kind)} in cell {b}; re-running "
-        f"cell {a}'s readers after cell {b} uses the wrong object: give one of them "
-        f"another name" for name, a, was, b, kind in problems)
+        f"{path.name}: `{name}` is {what(was)} in cell {a} and {what(kind)} in cell {b}; "
+        f"re-running cell {a}'s readers after cell {b} uses the wrong object: give one of "
+        f"them another name" for name, a, was, b, kind in problems)
 
 
 def test_the_hidden_state_check_sees_a_module_rebound_and_a_tuple_turned_list():
