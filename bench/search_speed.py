@@ -1,7 +1,6 @@
-"""Search benchmarks: nodes and time per algorithm, batched leaves, tactics, move time.
+"""Search benchmarks: nodes and time per algorithm, tactics, move time.
 
     python bench/search_speed.py nodes [--depths 2 3 4] [--limit 20]
-    python bench/search_speed.py batch
     python bench/search_speed.py suite bench/bratko_kopec.epd [--time 1]
     python bench/search_speed.py suite bench/mates.epd [--time 1]
     python bench/search_speed.py suite bench/wac.epd [--time 1] [--evaluator nnue]
@@ -12,9 +11,7 @@
 seconds of minimax, plain alpha-beta, alpha-beta + ordering + killers/history + TT +
 iterative deepening ("ab+ord+tt"), and the full search (quiescence and check
 extensions on top); checks that minimax and alpha-beta agree on every root score, and
-prints the node ratios measured in this run. ``batch``: move time of a learned-style
-evaluator (chesslab's conv net, random weights) with batched vs one-by-one leaves.
-``suite``: solved count at a fixed time (or node budget) per position ("bm" = best
+prints the node ratios measured in this run. ``suite``: solved count at a fixed time (or node budget) per position ("bm" = best
 move; "dm N" = mate in N: solved when the search reports that mate), and nodes per
 second; ``--off pvs see`` turns switches of the full search off. ``ablation``: the suite
 with each switch turned off in turn. bench/wac.epd is "Win at Chess" (Reinfeld's 300
@@ -30,9 +27,7 @@ import time
 from pathlib import Path
 
 import chess
-import numpy as np
 
-from chesslab.evaluators.base import Evaluator
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.matches.players import make_player
 from chesslab.search.searcher import search
@@ -89,50 +84,6 @@ def bench_nodes(args):
         sys.stdout.flush()
 
 
-class ConvNetStandIn(Evaluator):
-    """A learned-style evaluator: chesslab's conv net (random weights) on 14 planes.
-
-    What matters here is the cost shape of a real network: a fixed overhead per call
-    (encoding, a dozen layer calls) plus a smaller cost per position in a batch.
-    """
-
-    name = "conv-standin"
-
-    def __init__(self, batches, seed=0):
-        from chesslab.nn.models import conv_net
-        self.prefers_batches = batches
-        self.net = conv_net(conv_size=16, conv_depth=2, seed=seed)
-
-    def evaluate_batch(self, boards):
-        from chesslab.board.encoding import planes14_batch
-        boards = list(boards)
-        # Chunks of 8: measured here, chesslab.nn's conv forward takes 0.45 ms for 8
-        # boards but ~50 ms for 35 (a cliff in the layer code, reported upstream).
-        out = [self.net.forward(planes14_batch(boards[i:i + 8]))[:, 0]
-               for i in range(0, len(boards), 8)]
-        return np.concatenate(out) * 100
-
-    def evaluate(self, board):
-        return float(self.evaluate_batch([board])[0])
-
-
-def bench_batch(args):
-    positions = [b for b, _ in read_epd(HERE / "positions.epd")][:args.limit]
-    for algorithm, depth in (("alphabeta", 2), ("full", 2)):
-        times = {}
-        for batches in (False, True):
-            net = ConvNetStandIn(batches)
-            t0 = time.perf_counter()
-            moves = [search(b, net, depth=depth, algorithm=algorithm).move
-                     for b in positions]
-            times[batches] = (time.perf_counter() - t0) / len(positions)
-            times[batches, "moves"] = moves
-        same = sum(a == b for a, b in zip(times[False, "moves"], times[True, "moves"]))
-        print(f"{algorithm:>9} depth {depth}: one-by-one {times[False]:.3f} s/move, "
-              f"batched {times[True]:.3f} s/move, speed-up {times[False] / times[True]:.1f}x"
-              f" (same move in {same}/{len(positions)})")
-
-
 def _suite_options(args, extra=None):
     options = {name: False for name in (args.off or [])}
     options.update(extra or {})
@@ -177,8 +128,7 @@ def bench_suite(args):
 
 
 def bench_ablation(args):
-    """The suite with each switch of the full search flipped in turn (off, or on for
-    razoring, which is off by default). keep_tt and keep_history act between the moves
+    """The suite with each switch of the full search turned off in turn. keep_tt and keep_history act between the moves
     of a game, and a time or node budget always deepens iteratively: not listed."""
     from chesslab.search.searcher import SWITCHES, Searcher
 
@@ -191,7 +141,7 @@ def bench_ablation(args):
     print(f"{len(items)} positions of {args.file}, {_budget(args)}, {args.evaluator}")
     print(f"{'search':>22} {'solved':>8} {'nodes/s':>8} {'seconds':>8}")
     for name in ["full"] + switches:
-        on = name != "full" and getattr(default, "tt_enabled" if name == "tt" else name)
+        on = name != "full" and getattr(default, name)
         options = {} if name == "full" else {name: not on}
         solved, n, s = run_suite(items, evaluator, None if nodes else args.time, nodes,
                                  verbose=False, **options)
@@ -222,9 +172,6 @@ def main():
     p.add_argument("--limit", type=int, default=20)
     p.add_argument("--minimax-max", type=int, default=4, help="deepest minimax run")
     p.set_defaults(func=bench_nodes)
-    p = sub.add_parser("batch")
-    p.add_argument("--limit", type=int, default=10)
-    p.set_defaults(func=bench_batch)
     for name, func in (("suite", bench_suite), ("ablation", bench_ablation)):
         p = sub.add_parser(name)
         p.add_argument("file")

@@ -5,11 +5,13 @@ import chess
 import numpy as np
 import pytest
 
+from chesslab.board.scores import MATE_THRESHOLD
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.search import search
 from chesslab.search.mcts import MCTS, uniform_evaluate
 from chesslab.search.mcts_recording import RecordingMCTS, root_table
-from chesslab.search.recording import record_search
+from chesslab.search.recording import REASONS, RecordingSearcher, record_search
+from chesslab.search.searcher import Searcher
 from chesslab.search.teaching import negamax
 
 ITALIAN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
@@ -85,6 +87,20 @@ def test_ordering_switch_changes_the_count_not_the_value():
     reasons = {n.reason for n in without.nodes}
     assert {"stand pat", "captures", "cutoff"} <= reasons
     assert any(n.quiescence for n in without.nodes)           # leaves handed to quiescence
+
+
+def test_the_recorder_listens_to_the_reasons_the_searcher_names():
+    # It overrides nothing of the search but the one hook (and wraps the public search).
+    assert set(vars(RecordingSearcher)) & set(vars(Searcher)) == {
+        "__init__", "__doc__", "__module__", "search", "_note"}
+    # Qc7 stalemates, Qc8 mates: named by the searcher, not guessed from a value of 0.
+    board = chess.Board("k7/8/1K6/8/8/8/8/2Q5 w - - 0 1")
+    record = record_search(board, "material", depth=2, algorithm="minimax")
+    ended = {record.nodes[i].move.uci(): record.nodes[i] for i in record.root.children}
+    assert ended["c1c7"].reason == "stalemate" and ended["c1c7"].value == 0
+    assert ended["c1c8"].reason == "mate" and ended["c1c8"].value < -MATE_THRESHOLD
+    full = record_search(chess.Board(CAPTURES), "pst", depth=3, algorithm="full")
+    assert {n.reason for n in full.nodes} <= set(REASONS)
 
 
 def test_recording_errors_are_named():

@@ -1,11 +1,12 @@
 """A search that keeps its tree: the real searcher, recorded as it runs.
 
-``RecordingSearcher`` is ``Searcher`` with its hooks (``_count``, ``_pop``,
-``_negamax``, ``_quiesce``, ``_static``, the tables) wrapped: each wrapper calls the searcher's own
-method and writes down what happened. So the recorded tree is the search itself, not a
-second implementation: its node count is the searcher's counter, its root value and best
-move are the searcher's result. The plain ``Searcher`` is untouched (recording costs
-nothing when nobody records).
+``RecordingSearcher`` is ``Searcher`` listening to its one hook, ``Searcher._note``:
+the searcher tells it each node it enters, and at each return why the node ended (its
+reason, value, the evaluator's score if asked, the refuting move of a cutoff). So the
+recorded tree is the search itself, not a second implementation and not a guess: its
+node count is the searcher's counter, its root value and best move are the searcher's
+result, each reason is the one the searcher named. The plain ``Searcher``'s hook does
+nothing.
 
 A node is one *visit* of a position, exactly what the searcher counts: a position
 searched twice (a principal-variation or late-move re-search) is two nodes, a move
@@ -21,9 +22,7 @@ import math
 import chess
 
 from chesslab.board.rules import outcome
-from chesslab.board.scores import MATE_THRESHOLD
 from chesslab.search.searcher import SWITCHES, Searcher
-from chesslab.search.transposition import TranspositionTable
 
 #: Why a node ended: the reasons ``SearchNode.reason`` takes.
 REASONS = {
@@ -39,7 +38,6 @@ REASONS = {
     "futility": "pruned by futility (not searched)",
     "reverse futility": "reverse futility: far above beta",
     "null move": "null-move cut-off",
-    "razoring": "razoring: quiescence stays below alpha",
     "root": "root: the best move",
 }
 
@@ -164,56 +162,17 @@ def _full_width(board, depth, counter, budget):
         board.pop()
 
 
-class _RecordingTable(TranspositionTable):
-    """The searcher's transposition table, telling the recorder when it answers."""
-
-    def __init__(self, recorder, mate_threshold):
-        super().__init__(mate_threshold)
-        self.recorder = recorder
-
-    def probe(self, key, depth, alpha, beta, ply):
-        value, move = super().probe(key, depth, alpha, beta, ply)
-        if value is not None:
-            self.recorder._open[-1].tt_hit = True
-        return value, move
-
-
-class _RecordingRepetitions:
-    """The searcher's repetition table, telling the recorder when it calls a draw."""
-
-    def __init__(self, recorder, table):
-        self.recorder, self.table = recorder, table
-        self.add, self.remove = table.add, table.remove
-
-    def is_draw(self, board, key):
-        draw = self.table.is_draw(board, key)
-        if draw:
-            self.recorder._open[-1].draw = True
-        return draw
-
-
 class RecordingSearcher(Searcher):
-    """``Searcher`` that records the tree it searches (see the module docstring)."""
+    """``Searcher`` that records the tree it searches (see the module docstring): it
+    listens to the searcher's one hook, ``_note``, and changes nothing else."""
 
     def __init__(self, evaluator, algorithm="alphabeta", **switches):
         super().__init__(evaluator, algorithm, **switches)
-        self.tt = _RecordingTable(self, MATE_THRESHOLD)
         self.nodes_list, self.steps, self._open = [], [], []
-        self._entering = None
-
-    # The searcher creates a Repetitions table per search; wrap it as it is set.
-    @property
-    def _repetitions(self):
-        return self._reps
-
-    @_repetitions.setter
-    def _repetitions(self, table):
-        self._reps = _RecordingRepetitions(self, table)
 
     def search(self, board, depth=None, time_limit=None, rng=None, node_limit=None):
         self.nodes_list, self.steps, self._open = [], [], []
         root = self._new_node(None, "root", depth, -math.inf, math.inf, len(board.move_stack))
-        self._root_stack, self._board = len(board.move_stack), board
         result = super().search(board, depth, time_limit, rng, node_limit)
         root.value = result.score if board.turn == chess.WHITE else -result.score
         root.reason = "root" if root.children else ("mate" if board.is_check() else "stalemate")
@@ -221,7 +180,27 @@ class RecordingSearcher(Searcher):
         self._close(root)
         return result
 
-    # ------------------------------------------------------------ the hooks
+    # ------------------------------------------------------------ the hook
+    def _note(self, event, value=None, board=None, ply=None, depth=None, alpha=None,
+              beta=None, static=None, refutation=None, quiescence=False):
+        if event == "enter":
+            move = board.move_stack[-1]
+            kind = "quiesce" if depth is None else "null" if move == chess.Move.null() \
+                else "search"
+            self._new_node(move, kind, depth, alpha, beta, ply)
+        elif event == "futility":     # counted, never searched
+            node = self._new_node(board.move_stack[-1], "quiesce", None, None, None, ply)
+            node.reason = "futility"
+            self._close(node)
+        else:                         # the node entered last ends, for this reason
+            node = self._open[-1]
+            node.value, node.reason, node.refutation = value, event, refutation
+            node.static = static
+            node.tt_hit, node.draw = event == "tt", event == "draw"
+            node.quiescence = quiescence and node.kind != "quiesce"
+            self._close(node)
+        return value
+
     def _new_node(self, move, kind, depth, alpha, beta, ply):
         parent = self._open[-1].index if self._open else None
         node = SearchNode(len(self.nodes_list), parent, move, ply, kind, depth, alpha, beta,
@@ -238,92 +217,6 @@ class RecordingSearcher(Searcher):
         self.steps.append(("exit", node.index))
         if self._open and self._open[-1] is node:
             self._open.pop()
-
-    def _count(self):
-        super()._count()
-        entering, self._entering = self._entering, None
-        move = self._board.move_stack[-1] if self._board.move_stack else None
-        ply = len(self._board.move_stack) - self._root_stack
-        if entering is None:     # a quiescence child or a futility-pruned move
-            self._new_node(move, "quiesce", None, None, None, ply)
-        else:
-            kind = "null" if move == chess.Move.null() else "search"
-            self._new_node(move, kind, *entering, ply)
-
-    def _pop(self, board):
-        top = self._open[-1] if self._open else None
-        if (top is not None and top.kind == "quiesce" and top.alpha is None
-                and top.ply == len(board.move_stack) - self._root_stack):
-            top.reason = "futility"     # counted, popped, never searched
-            self._close(top)
-        super()._pop(board)
-
-    def _static(self, board, ply):
-        value = super()._static(board, ply)
-        if self._open:
-            self._open[-1].static = value
-        return value
-
-    def _negamax(self, board, depth, alpha, beta, ply, static=None, in_check=None):
-        self._board = board
-        self._entering = (depth, alpha, beta)
-        first = len(self.nodes_list)
-        value = super()._negamax(board, depth, alpha, beta, ply, static, in_check)
-        node = self.nodes_list[first]
-        node.value = value
-        node.reason = self._negamax_reason(node, value)
-        self._close(node)
-        return value
-
-    def _negamax_reason(self, node, value):
-        children = [self.nodes_list[c] for c in node.children]
-        if node.draw:
-            return "draw"
-        if node.tt_hit:
-            return "tt"
-        if node.quiescence:          # the horizon: quiescence searched this position
-            if node.depth <= 0:
-                return self._quiesce_reason(node, value, children)
-            if value <= node.alpha:
-                return "razoring"
-        if not children:
-            if node.static is not None:
-                return "leaf" if node.depth <= 0 else "reverse futility"
-            if abs(value) >= MATE_THRESHOLD:
-                return "mate"
-            return "stalemate" if value == 0 and node.static is None else "leaf"
-        last = children[-1]
-        if self.prune and value >= node.beta:
-            if last.kind == "null" and len(children) == 1:
-                return "null move"
-            node.refutation = last.move
-            return "cutoff"
-        return "all moves"
-
-    def _quiesce(self, board, alpha, beta, ply, static=None, in_check=None):
-        self._board = board
-        node = self._open[-1]
-        own = node.kind == "quiesce" and node.alpha is None
-        if own:
-            node.alpha, node.beta = alpha, beta
-        else:
-            node.quiescence = True       # a search node handing over at the horizon
-        value = super()._quiesce(board, alpha, beta, ply, static, in_check)
-        if own:
-            node.value = value
-            node.reason = self._quiesce_reason(node, value,
-                                               [self.nodes_list[c] for c in node.children])
-            self._close(node)
-        return value
-
-    @staticmethod
-    def _quiesce_reason(node, value, children):
-        if not children:
-            return "mate" if node.static is None else "stand pat"
-        if value >= node.beta:
-            node.refutation = children[-1].move
-            return "cutoff"
-        return "captures" if node.static is None or value > node.static else "stand pat"
 
 
 def record_search(board: chess.Board, evaluator="material", depth: int = 3,

@@ -5,17 +5,17 @@ One negamax routine serves all three algorithms (so they agree on every rule):
 * ``"minimax"``: every child gets the full window, nothing is pruned (the thesis);
 * ``"alphabeta"``: children get the window (-beta, -alpha) and the loop stops at a
   cutoff; it returns exactly minimax's value (the Naive Bayes chapter, the tutorial);
-* ``"full"``: alpha-beta plus move ordering (moves generated in stages: hash move,
-  captures, killers, quiet moves by history), killer/history moves, a transposition
-  table, quiescence search, check extensions, null-move pruning, late-move
-  reductions, principal variation search (null windows), aspiration windows, static
-  exchange evaluation, futility pruning, and iterative deepening under a clock (or a
-  node budget). Each improvement is a keyword argument (``SWITCHES``) so a notebook
-  can switch it on and off; razoring is one too, off by default (it prunes the quiet
-  move that mates: measured worse on tactics).
+* ``"full"``: alpha-beta plus the improvements of ``SWITCHES`` (move ordering, a
+  transposition table, quiescence, null move, reductions, futility, ...), iterative
+  deepening under a clock or a node budget; each is a keyword argument a notebook can
+  switch off (``SWITCHES`` says what each one buys).
 
-Move order, the transposition table and the clock have modules of their own
-(``ordering``, ``transposition``, ``clock``). Scores inside are negamax scores (good for
+A node is searched in three parts: what ends it before any move (a draw, the horizon,
+the table), the pruning before the moves (reverse futility, null move), the move loop
+(futility, reductions, null windows, cutoffs). Each return names its reason to one hook,
+``Searcher._note``, that the explorer's recorder (``recording``) listens to. Move order,
+the table and the clock have modules of their own (``ordering``, ``transposition``,
+``clock``). Scores inside are negamax scores (good for
 the side to move); ``SearchResult.score`` is centipawns from White's side. A mate at
 ``ply`` half-moves scores ``MATE - ply`` (faster mates score higher); it is detected
 where it is cheap: a node with no legal moves, and in quiescence only when in check
@@ -37,77 +37,57 @@ from chesslab.search.transposition import TranspositionTable
 ALGORITHMS = ("minimax", "alphabeta", "full")
 _MAX_PLY = 64
 
-
 #: The full search's switches: keyword arguments of ``Searcher`` and ``search``, each on
-#: by default for ``"full"`` and off for the other algorithms (``batch`` is off for all).
-SWITCHES = ("ordering", "killers", "tt", "quiescence", "iterative", "check_extension",
-            "null_move", "reductions", "pvs", "aspiration", "see", "futility", "razoring",
-            "keep_history", "keep_tt")
+#: by default for ``"full"`` and off for the other algorithms; what each one buys.
+SWITCHES = {
+    "ordering": "likely best moves first, so alpha-beta cuts off sooner (``ordering``)",
+    "killers": "remember the quiet moves that caused a cutoff, per ply and anywhere",
+    "tt": "transposition table: a position reached again is not searched again",
+    "quiescence": "past the depth limit, play the captures out before scoring",
+    "iterative": "search depth 1, 2, 3, ...: each iteration orders the next",
+    "check_extension": "a position in check is searched a ply deeper",
+    "null_move": "if passing still reaches beta, a real move will: prune",
+    "reductions": "quiet moves late in the order are searched a ply shallower first",
+    "pvs": "after the first move, prove each other move is no better with a null window",
+    "aspiration": "search the root in a narrow window around the last iteration's score",
+    "see": "static exchange evaluation finds losing captures: last, none in quiescence",
+    "futility": "near the leaves, skip quiet moves far below alpha, and stop far above beta",
+    "keep_history": "keep the history of good quiet moves from one search to the next",
+    "keep_tt": "keep the transposition table from one search to the next",
+}
 #: Switches that change what minimax means (it is the plain algorithm: none of them).
 _NOT_FOR_MINIMAX = ("tt", "quiescence", "null_move", "reductions", "pvs", "aspiration",
-                    "futility", "razoring", "keep_tt")
+                    "futility", "keep_tt")
 _ASPIRATION = 50                 # half-width of the first root window, centipawns
 _REVERSE_FUTILITY = 120          # per ply of depth left
 _FUTILITY = (0, 150, 300)        # by depth left (1 and 2)
-_RAZOR = (0, 300, 500)           # by depth left (1 and 2)
 
 
 class Searcher:
     """The search state: evaluator, switches, counters, transposition table, move orderer.
 
-    One ``Searcher`` can search many positions: with ``keep_tt`` its transposition
-    table, and with ``keep_history`` its history of good quiet moves, carry over from
-    one search to the next (a player keeps its searcher for the whole game).
+    Each switch of ``SWITCHES`` (True/False; absent: the algorithm's default) is the
+    attribute of its name (``searcher.tt``; the table itself is ``searcher.table``). A
+    player keeps one ``Searcher`` for a game: ``keep_tt`` and ``keep_history`` carry the
+    table and the history of good quiet moves from one search to the next.
     """
 
-    def __init__(self, evaluator, algorithm: str = "full", *, ordering=None, killers=None,
-                 tt=None, quiescence=None, iterative=None, check_extension=None,
-                 null_move=None, reductions=None, pvs=None, aspiration=None, see=None,
-                 futility=None, razoring=None, keep_history=None, keep_tt=None,
-                 batch=None, multipv: int = 1):
+    def __init__(self, evaluator, algorithm: str = "full", *, multipv: int = 1, **switches):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; choose one of "
                              f"{', '.join(ALGORITHMS)}")
-        full = algorithm == "full"
-
-        def pick(value, default):
-            return default if value is None else bool(value)
-
+        unknown = sorted(set(switches) - set(SWITCHES))
+        if unknown:
+            raise TypeError(f"unknown switch {', '.join(unknown)}; the switches are "
+                            f"{', '.join(SWITCHES)}")
         self.evaluator = evaluator
         self.algorithm = algorithm
         self.prune = algorithm != "minimax"
-        self.ordering = pick(ordering, full)
-        self.killers = pick(killers, full)
-        self.tt_enabled = pick(tt, full)
-        self.quiescence = pick(quiescence, full)
-        self.iterative = pick(iterative, full)
-        self.check_extension = pick(check_extension, full)
-        self.null_move = pick(null_move, full)
-        self.reductions = pick(reductions, full)
-        # Principal variation search: after the first move, prove each other move is
-        # no better with a null window (alpha, alpha + 1); search it again if not.
-        self.pvs = pick(pvs, full)
-        # Each iteration first searches the root in a window around the previous
-        # iteration's score, and again in the full window only if it falls outside.
-        self.aspiration = pick(aspiration, full)
-        # Static exchange evaluation decides which captures lose material (ordering
-        # and quiescence); without it, "a bigger piece takes a defended smaller one".
-        self.see = pick(see, full)
-        # Reverse futility and futility pruning one to three plies from the leaves,
-        # razoring one or two: judged from the static evaluation.
-        self.futility = pick(futility, full)
-        self.razoring = pick(razoring, False)
-        self.keep_history = pick(keep_history, full)
-        self.keep_tt = pick(keep_tt, full)
-        # Batched leaves (one evaluate_batch call for a frontier node's children) are a
-        # switch, off by default: with chesslab's nets a forward pass costs about the same
-        # per position at batch 1 as at batch 30, and the batch also scores children that
-        # alpha-beta would have pruned, so it was measured slower
-        # (``python bench/search_speed.py batch``).
-        self.batch = pick(batch, False)
+        for name in SWITCHES:
+            value = switches.get(name)
+            setattr(self, name, algorithm == "full" if value is None else bool(value))
         if not self.prune:
-            wrong = [name for name in _NOT_FOR_MINIMAX
-                     if getattr(self, "tt_enabled" if name == "tt" else name)]
+            wrong = [name for name in _NOT_FOR_MINIMAX if getattr(self, name)]
             if wrong:
                 raise ValueError(f"minimax is the plain algorithm: no {', '.join(wrong)}")
         self.multipv = max(1, int(multipv))
@@ -118,7 +98,7 @@ class Searcher:
                           else evaluator.evaluate)
         self.nodes = 0
         self._line = False      # quiet_line() records the capture line it expects
-        self.tt = TranspositionTable(MATE_THRESHOLD)
+        self.table = TranspositionTable(MATE_THRESHOLD)
         self.orderer = MoveOrderer(self.see, _MAX_PLY)
         self.clock = Clock()
 
@@ -130,16 +110,12 @@ class Searcher:
         max_depth = depth if depth is not None else _MAX_PLY - 1
         if max_depth < 1:
             raise ValueError(f"depth must be at least 1, got {depth}")
-        self.clock = Clock(time_limit, node_limit)
         root, board = board, board.copy()  # a timeout leaves the copy mid-search
-        self.nodes = 1  # the root
+        self._start(board, Clock(time_limit, node_limit))
         if not self.keep_tt:
-            self.tt.clear()
+            self.table.clear()
         self.orderer.new_search(self.keep_history)
-        self._pv = [[] for _ in range(_MAX_PLY + 2)]
         self._repetitions = Repetitions(board)
-        if self.incremental:
-            self.evaluator.reset(board)
         moves = list(board.legal_moves)
         if not moves:
             score = mate_value(0) if board.is_check() else 0
@@ -168,17 +144,19 @@ class Searcher:
         expects to be played). Where that line ends, the position is quiet: the
         training recipe's quiet positions are found this way."""
         board = board.copy(stack=False)
-        self.nodes = 1
-        self.clock = Clock()
-        self._pv = [[] for _ in range(_MAX_PLY + 2)]
-        if self.incremental:
-            self.evaluator.reset(board)
+        self._start(board, Clock())
         self._line = True
         try:
             score = self._quiesce(board, -math.inf, math.inf, 0)
         finally:
             self._line = False
         return score, list(self._pv[0])
+
+    def _start(self, board, clock):
+        self.clock, self.nodes = clock, 1    # the root is a node
+        self._pv = [[] for _ in range(_MAX_PLY + 2)]
+        if self.incremental:
+            self.evaluator.reset(board)
 
     # ------------------------------------------------------------ the root
     def _iteration(self, board, depth, moves, done, ties):
@@ -270,103 +248,101 @@ class Searcher:
                             seconds, self.algorithm)
 
     # ------------------------------------------------------------ the tree
-    def _negamax(self, board, depth, alpha, beta, ply, static=None, in_check=None):
+    def _negamax(self, board, depth, alpha, beta, ply, in_check=None):
         """Negamax score of ``board`` for the side to move, searched ``depth`` plies.
 
-        ``in_check`` may be passed by the parent (it tested the move for check).
+        Inside the window (alpha, beta) the score is exact; at or below alpha an upper
+        bound, at or above beta a lower one (all the parent needs). First what ends the
+        node before any move (a draw, the horizon, the table), then the pruning before the
+        moves, then the moves. ``in_check`` may come from the parent (it tested it).
         """
         self._count()
+        self._note("enter", board=board, ply=ply, depth=depth, alpha=alpha, beta=beta)
         self._pv[ply] = []
         key = hash(board._transposition_key())
         if self._repetitions.is_draw(board, key):
-            return 0
+            return self._note("draw", 0)
         if in_check is None:
             in_check = board.is_check()
         if in_check and self.check_extension and ply < self._root_depth:
-            depth += 1
+            depth += 1    # check extension: a check is answered before the horizon
         if depth <= 0:
             if self.quiescence:
-                return self._quiesce(board, alpha, beta, ply, static, in_check)
-            return static if static is not None else self._static(board, ply)
+                return self._quiesce(board, alpha, beta, ply, in_check)
+            return self._leaf(board, ply)
         if ply >= _MAX_PLY:
-            return self._static(board, ply)
+            return self._leaf(board, ply)
 
-        alpha0 = alpha
         hash_move = None
-        if self.tt_enabled:
-            value, hash_move = self.tt.probe(key, depth, alpha, beta, ply)
+        if self.tt:
+            # Searched before at least this deep, with a score that answers this window:
+            # settled. Otherwise the table's best move is still tried first.
+            value, hash_move = self.table.probe(key, depth, alpha, beta, ply)
             if value is not None:
-                return value
+                return self._note("tt", value)
 
-        stand = None  # the static evaluation, for the pruning near the leaves
-        if ((self.futility or self.razoring) and depth <= 3 and not in_check
-                and beta - alpha <= 1 and abs(beta) < MATE_THRESHOLD):
+        # The static score, wanted only by futility pruning: near the leaves, in a null
+        # window (a node that only has to answer "better than alpha?").
+        stand = None
+        if (self.futility and depth <= 3 and not in_check and beta - alpha <= 1
+                and abs(beta) < MATE_THRESHOLD):
             stand = self._static(board, ply)
-            if self.futility and stand - _REVERSE_FUTILITY * depth >= beta:
-                return stand  # reverse futility: so far ahead no quiet reply catches up
-            if (self.razoring and self.quiescence and depth <= 2
-                    and stand + _RAZOR[depth] <= alpha):
-                # Razoring: so far behind that only captures could help; if quiescence
-                # confirms it, do not search the quiet moves.
-                score = self._quiesce(board, alpha, beta, ply, stand, False)
-                if score <= alpha:
-                    return score
-        futile = (self.futility and stand is not None and depth <= 2
-                  and stand + _FUTILITY[depth] <= alpha)
 
-        self._repetitions.add(key)
+        self._repetitions.add(key)    # below this node, meeting it again is a draw
+        value = self._prune_before_moves(board, depth, beta, ply, in_check, stand)
+        if value is None:
+            value = self._search_moves(board, key, depth, alpha, beta, ply, in_check,
+                                       hash_move, stand)
+        self._repetitions.remove(key)
+        return value
+
+    def _prune_before_moves(self, board, depth, beta, ply, in_check, stand):
+        """A verdict (at least beta) without trying a move, or None. Both bet that a real
+        move is at least as good as doing nothing: almost always true, not in zugzwang."""
+        if stand is not None and stand - _REVERSE_FUTILITY * depth >= beta:
+            # Reverse futility: the static score is above beta by more than any
+            # reasonable reply gains in ``depth`` plies (_REVERSE_FUTILITY each).
+            return self._note("reverse futility", stand, static=stand)
         if (self.null_move and depth >= 3 and ply > 0 and not in_check
                 and beta < MATE_THRESHOLD and self._has_pieces(board)):
-            # Null move: let the opponent move twice. If we still reach beta with a
-            # shallower search, a real move will too (not in zugzwang-prone endings).
+            # Null move: let the opponent move twice. If a search two plies shallower
+            # than a real move's (depth - 3) still reaches beta, a real move will too.
+            # Not in check (passing would be illegal), not with only king and pawns
+            # (zugzwang is common there).
             self._push(board, chess.Move.null())
-            score = -self._negamax(board, depth - 3, -beta, -beta + 1, ply + 1, None, False)
+            score = -self._negamax(board, depth - 3, -beta, -beta + 1, ply + 1, False)
             self._pop(board)
             if score >= beta:
-                self._repetitions.remove(key)
-                return score if score < MATE_THRESHOLD else beta
+                # A mate found after passing proves nothing: claim beta only.
+                return self._note("null move", score if score < MATE_THRESHOLD else beta,
+                                  static=stand)
+        return None
 
-        statics = None
-        if depth == 1 and self.batch:
-            moves = list(board.legal_moves)
-            if self.ordering:
-                moves = self.orderer.ordered(board, moves, ply, hash_move)
-            statics = self._batch_statics(board, moves, ply)
-        elif self.ordering:
+    def _search_moves(self, board, key, depth, alpha, beta, ply, in_check, hash_move, stand):
+        """The move loop: each move in order, the best kept, the table told. Once a move
+        scores beta or more the opponent, a ply up, avoids this position: the other moves
+        cannot matter (alpha-beta's cutoff; minimax does not prune)."""
+        alpha0 = alpha
+        # Futility: one or two plies from the leaves and so far below alpha that a quiet
+        # move cannot gain _FUTILITY[depth]: it is counted but not searched.
+        futile = stand is not None and depth <= 2 and stand + _FUTILITY[depth] <= alpha
+        if self.ordering:
             moves = self.orderer.staged(board, ply, hash_move, in_check)
         else:
             moves = board.legal_moves
-
-        best, best_move = -math.inf, None
+        best, best_move, reason = -math.inf, None, "all moves"
         for i, move in enumerate(moves):
             quiet = not move.promotion and not board.is_capture(move)
             self._push(board, move)
             check = board.is_check()
             if futile and quiet and not check:
-                # Futility: too far below alpha for a quiet move to matter here.
                 self._count()
+                self._note("futility", board=board, ply=ply + 1)
                 self._pop(board)
                 best = max(best, stand + _FUTILITY[depth])
                 continue
-            child_static = None if statics is None else statics[i]
-            if not self.prune:
-                score = -self._negamax(board, depth - 1, -math.inf, math.inf, ply + 1,
-                                       child_static, check)
-            elif i == 0 or not (self.pvs or self.reductions):
-                score = -self._negamax(board, depth - 1, -beta, -alpha, ply + 1,
-                                       child_static, check)
-            else:
-                # Late moves are probably worse than the first: prove it with a null
-                # window (pvs), a ply shallower for quiet moves late in the list
-                # (reductions), and search again properly only if the proof fails.
-                r = 1 if (self.reductions and i >= 3 and depth >= 3 and quiet
-                          and not in_check and not check) else 0
-                low = -alpha - 1 if self.pvs else -beta
-                score = -self._negamax(board, depth - 1 - r, low, -alpha, ply + 1,
-                                       child_static, check)
-                if score > alpha and (r or (self.pvs and score < beta)):
-                    score = -self._negamax(board, depth - 1, -beta, -alpha, ply + 1,
-                                           child_static, check)
+            late_quiet = quiet and not in_check and not check
+            score = self._search_move(board, i, depth, alpha, beta, ply, late_quiet, check)
             self._pop(board)
             if score > best:
                 best, best_move = score, move
@@ -376,22 +352,41 @@ class Searcher:
                 if self.prune and alpha >= beta:
                     if self.killers and quiet:
                         self.orderer.remember_cutoff(move, depth, ply)
+                    reason = "cutoff"
                     break
-        self._repetitions.remove(key)
         if best == -math.inf:  # no legal move
-            return mate_value(ply) if in_check else 0
-        if self.tt_enabled:
-            self.tt.store(key, depth, best, alpha0, beta, ply, best_move)
-        return best
+            return (self._note("mate", mate_value(ply), static=stand) if in_check
+                    else self._note("stalemate", 0, static=stand))
+        if self.tt:
+            self.table.store(key, depth, best, alpha0, beta, ply, best_move)
+        return self._note(reason, best, static=stand,
+                          refutation=best_move if reason == "cutoff" else None)
 
-    def _quiesce(self, board, alpha, beta, ply, static=None, in_check=None):
+    def _search_move(self, board, i, depth, alpha, beta, ply, quiet, check):
+        """Score of the ``i``-th move (pushed) for its player: minus the child's score, in
+        the window the child needs. ``quiet``: no capture, no check before or after."""
+        if not self.prune:       # minimax: every child gets the full window
+            return -self._negamax(board, depth - 1, -math.inf, math.inf, ply + 1, check)
+        if i == 0 or not (self.pvs or self.reductions):
+            # Alpha-beta: our window (alpha, beta) is the child's (-beta, -alpha).
+            return -self._negamax(board, depth - 1, -beta, -alpha, ply + 1, check)
+        # Late moves are probably worse than the first. Principal variation search
+        # proves it with a null window (alpha, alpha + 1): a score <= alpha says "no
+        # better", cheaply. Late-move reductions search a quiet move late in the order
+        # a ply shallower. Only a move that beats alpha is searched again properly.
+        r = 1 if self.reductions and i >= 3 and depth >= 3 and quiet else 0
+        low = -alpha - 1 if self.pvs else -beta
+        score = -self._negamax(board, depth - 1 - r, low, -alpha, ply + 1, check)
+        if score > alpha and (r or (self.pvs and score < beta)):
+            score = -self._negamax(board, depth - 1, -beta, -alpha, ply + 1, check)
+        return score
+
+    def _quiesce(self, board, alpha, beta, ply, in_check=None):
         """Search captures until the position is quiet; the side to move may stand pat.
 
-        Cheap on purpose (Python is slow): a check here is only tested for mate (the
-        search's check extension already answers checks before the horizon), captures
-        that lose material (static exchange evaluation) and captures too small to
-        reach alpha are skipped.
-        """
+        Cheap on purpose (Python is slow): a check here is only tested for mate (check
+        extensions answer checks before the horizon); captures that lose material (see)
+        or are too small to reach alpha are skipped."""
         if self._line:
             self._pv[ply] = []
         if in_check is None:
@@ -399,41 +394,54 @@ class Searcher:
         if in_check and self.check_extension and ply < _MAX_PLY:
             return self._evasions(board, alpha, beta, ply)
         if in_check and not any(board.generate_legal_moves()):
-            return mate_value(ply)
-        stand = static if static is not None else self._static(board, ply)
+            return self._note("mate", mate_value(ply), quiescence=True)
+        stand = self._static(board, ply)
         if stand >= beta or ply >= _MAX_PLY:
-            return stand
+            # Standing pat: the side to move need not capture, so the static score is
+            # already at least its value; at beta or more, the opponent avoids this.
+            return self._note("stand pat", stand, static=stand, quiescence=True)
         alpha = max(alpha, stand)
         return self._quiesce_moves(board, self.orderer.captures(board, alpha - stand), stand,
                                    alpha, beta, ply)
 
-    def _quiesce_moves(self, board, moves, best, alpha, beta, ply):
-        """The best of ``best`` and the quiescence scores after each of ``moves``."""
+    def _quiesce_moves(self, board, moves, stand, alpha, beta, ply):
+        """The best of ``stand`` (-inf: no standing pat) and the quiescence scores after
+        each of ``moves``."""
+        best, reason, refutation = stand, "stand pat", None
         for move in moves:
             self._push(board, move)
             self._count()
+            self._note("enter", board=board, ply=ply + 1, depth=None, alpha=-beta,
+                       beta=-alpha)
             score = -self._quiesce(board, -beta, -alpha, ply + 1)
             self._pop(board)
             if score > best:
-                best = score
+                best, reason = score, "captures"
                 if self._line:
                     self._pv[ply] = [move] + self._pv[ply + 1]
                 if score > alpha:
                     alpha = score
                     if alpha >= beta:
+                        reason, refutation = "cutoff", move
                         break
-        return best
+        if best == -math.inf:    # in check without a legal move
+            return self._note("mate", mate_value(ply), quiescence=True)
+        return self._note(reason, best, static=None if stand == -math.inf else stand,
+                          refutation=refutation, quiescence=True)
 
     def _evasions(self, board, alpha, beta, ply):
         """In check at the horizon (a capture gave it): no standing pat, every legal
         reply is searched (there are few), then quiescence goes on."""
         moves = self.orderer.ordered(board, list(board.legal_moves), ply, None)
-        best = self._quiesce_moves(board, moves, -math.inf, alpha, beta, ply)
-        return mate_value(ply) if best == -math.inf else best
+        return self._quiesce_moves(board, moves, -math.inf, alpha, beta, ply)
 
     # ------------------------------------------------------------ leaves
     def _static(self, board, ply):
         return white_to_side(self._evaluate(board), board.turn, ply)
+
+    def _leaf(self, board, ply):
+        value = self._static(board, ply)
+        return self._note("leaf", value, static=value)
 
     def _push(self, board, move):
         if self.incremental:
@@ -445,23 +453,18 @@ class Searcher:
         if self.incremental:
             self.evaluator.pop()
 
-    def _batch_statics(self, board, moves, ply):
-        """Evaluate every child of a frontier node in one ``evaluate_batch`` call."""
-        children = []
-        for move in moves:
-            board.push(move)
-            children.append(board.copy(stack=False))
-            board.pop()
-        values = self.evaluator.evaluate_batch(children)
-        statics = []
-        for child, value in zip(children, values):
-            if child.is_check() and not any(child.generate_legal_moves()):
-                statics.append(mate_value(ply + 1))  # learned nets do not know mate
-            else:
-                statics.append(white_to_side(float(value), child.turn, ply + 1))
-        return statics
-
     # ------------------------------------------------------------ bookkeeping
+    def _note(self, event, value=None, **facts):
+        """The one hook, a no-op here: the explorer's recorder (``recording``) listens.
+
+        ``event``: "enter" (a node: facts ``board``, ``ply``, ``depth`` (None in
+        quiescence), ``alpha``, ``beta``), "futility" (a move counted, not searched), or
+        the reason the open node ended, with its ``value`` and the facts ``static`` (the
+        evaluator's score if asked), ``refutation`` (a cutoff's move), ``quiescence``.
+        Returns ``value``, so a return names its reason: ``return self._note("draw", 0)``.
+        """
+        return value
+
     def _count(self):
         self.nodes += 1
         if self.nodes & 1023 == 0:
@@ -482,10 +485,7 @@ def search(board: chess.Board, evaluator, depth: int | None = None,
     in plies (default 4 for "full", 3 otherwise); ``time_limit`` in seconds stops
     iterative deepening, and so does ``node_limit`` (positions visited); ``rng`` (a
     ``random.Random``) breaks ties between equally good root moves. ``options``: the
-    switches in ``SWITCHES`` (True/False: ordering, killers, tt, quiescence, iterative,
-    check_extension, null_move, reductions, pvs, aspiration, see, futility, razoring,
-    keep_history, keep_tt), batch (True/False) and multipv (how many root scores to
-    make exact).
+    switches of ``SWITCHES`` (True/False) and multipv (how many root scores to make exact).
     """
     if isinstance(evaluator, str):
         # A name is looked up here, not at import: the searcher itself needs only an

@@ -39,7 +39,7 @@ SAVED_BUDGET = 3000  # positions counted for a pruned branch before saying "more
 SHORT = {"leaf": "leaf", "stand pat": "stand pat", "captures": "captures",
          "cutoff": "cut-off", "all moves": "all", "tt": "TT hit", "draw": "draw",
          "mate": "mate", "stalemate": "stalemate", "futility": "futile",
-         "reverse futility": "rev. futility", "null move": "null cut", "razoring": "razor",
+         "reverse futility": "rev. futility", "null move": "null cut",
          "root": "best"}
 
 
