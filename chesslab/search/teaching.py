@@ -160,31 +160,62 @@ def expand_root(board: chess.Board, net) -> MCTSNode:
     return root
 
 
-def alphabeta_trace(tree, alpha: float = -math.inf, beta: float = math.inf,
-                    maximise: bool = True, path: tuple = ()) -> list[dict]:
-    """Alpha-beta on a textbook tree of nested lists (a number is a leaf, the root
-    maximises), node by node: each visited node's ``path`` (child indices from the
-    root), the window ``(alpha, beta)`` it was entered with, its ``value`` and whether
-    that value is ``exact`` or an ``upper`` / ``lower`` bound. Children never visited
-    are left out. The first entry is the node itself (its value filled in on return).
+def alphabeta_minmax(node, children, leaf_value, maximising, alpha: float = -math.inf,
+                     beta: float = math.inf, log: list | None = None) -> float:
+    """Alpha-beta in its textbook min/max form, on any explicit tree: minimax's value of
+    ``node`` if it lies inside the window (alpha, beta), else a bound (all a parent needs).
+
+    ``alpha`` is what the maximising side is already sure of, ``beta`` what the
+    minimising side is sure of. A maximising node raises alpha with each child's value,
+    a minimising node lowers beta; once alpha >= beta the opponent will never let play
+    reach this node, so its other children are skipped (a cutoff). A value at or below
+    the alpha it was entered with is an ``upper`` bound (the node is worth at most
+    that), one at or above beta a ``lower`` bound, one in between ``exact``.
+
+    ``children(node)`` lists a node's children (none: a leaf, scored ``leaf_value(node)``)
+    and ``maximising(node)`` says whose turn it is. ``log``, if given, receives one dict
+    per visited node in visiting order: ``node``, the ``window`` it was entered with,
+    ``max``, and on return its ``value`` and ``bound``. The game tree of notebook 06
+    (``GameTree.alphabeta``) and the textbook tree of numbers (``alphabeta_trace``) are
+    searched by this one function.
     """
-    entry = {"path": path, "window": (alpha, beta), "max": maximise}
-    if not isinstance(tree, (list, tuple)):
-        entry.update(value=tree, bound="exact")
-        return [entry]
-    trace, low = [entry], alpha
-    best = -math.inf if maximise else math.inf
-    for i, child in enumerate(tree):
-        below = alphabeta_trace(child, alpha, beta, not maximise, path + (i,))
-        trace += below
-        value = below[0]["value"]
-        if maximise:
+    entry = {"node": node, "window": (alpha, beta), "max": maximising(node)}
+    if log is not None:
+        log.append(entry)
+    below = children(node)
+    if not below:
+        entry.update(value=leaf_value(node), bound="exact")
+        return entry["value"]
+    best = -math.inf if entry["max"] else math.inf
+    for child in below:
+        value = alphabeta_minmax(child, children, leaf_value, maximising, alpha, beta, log)
+        if entry["max"]:
             best, alpha = max(best, value), max(alpha, value)
         else:
             best, beta = min(best, value), min(beta, value)
         if alpha >= beta:
-            break
-    high = entry["window"][1]
+            break                            # cutoff
+    low, high = entry["window"]
     entry.update(value=best, bound="upper" if best <= low else
                  "lower" if best >= high else "exact")
-    return trace
+    return best
+
+
+def alphabeta_trace(tree, alpha: float = -math.inf, beta: float = math.inf,
+                    maximise: bool = True, path: tuple = ()) -> list[dict]:
+    """``alphabeta_minmax`` on a textbook tree of nested lists (a number is a leaf, the
+    root maximises), node by node: each visited node's ``path`` (child indices from the
+    root), the ``window`` it was entered with, ``max``, its ``value`` and ``bound``.
+    Children never visited are left out; the first entry is the root.
+    """
+    def children(node):
+        where, subtree, turn = node
+        if not isinstance(subtree, (list, tuple)):
+            return []
+        return [(where + (i,), child, not turn) for i, child in enumerate(subtree)]
+
+    log = []
+    alphabeta_minmax((path, tree, maximise), children, lambda node: node[1],
+                     lambda node: node[2], alpha, beta, log)
+    return [{"path": e["node"][0], "window": e["window"], "max": e["max"],
+             "value": e["value"], "bound": e["bound"]} for e in log]

@@ -15,13 +15,12 @@ down scores ``MATE - ply``; 50-move rule and insufficient material are draws), s
 """
 from __future__ import annotations
 
-import math
-
 import chess
 
 from chesslab.board.encoding import as_board
 from chesslab.board.rules import draw_by_rule, outcome
 from chesslab.board.scores import MATE, white_to_side
+from chesslab.search.teaching import alphabeta_minmax
 
 
 class TreeNode:
@@ -128,38 +127,20 @@ class GameTree:
     def alphabeta(self):
         """(move, visited): minimax's answer, looking at as few nodes as possible.
 
-        Marks every node ``visited`` or not, so a drawing can grey out what alpha-beta
-        pruned; ``value`` is exact on the chosen path and a bound elsewhere.
+        The teaching alpha-beta (``teaching.alphabeta_minmax``, White maximising) on this
+        tree. Marks every node ``visited`` or not, so a drawing can grey out what
+        alpha-beta pruned; ``value`` is exact on the chosen path and elsewhere a bound
+        (``bound``: "upper" for at most, "lower" for at least).
         """
-        def mark(node, seen):
-            node.visited = seen
-            for child in node.children:
-                mark(child, False)
-
-        def visit(node, alpha, beta):
-            node.visited, node.bound = True, "exact"
-            if not node.children:
-                node.value = node.evaluation
-                return node.value
-            entry = (alpha, beta)
-            white = node.board.turn == chess.WHITE
-            best = -math.inf if white else math.inf
-            for child in node.children:
-                value = visit(child, alpha, beta)
-                if white:
-                    best, alpha = max(best, value), max(alpha, value)
-                else:
-                    best, beta = min(best, value), min(beta, value)
-                if alpha >= beta:
-                    break  # the opponent already has something better: skip the rest
-            node.value = best
-            # outside the window it was entered with, the value is only a bound
-            node.bound = ("upper" if best <= entry[0] else
-                          "lower" if best >= entry[1] else "exact")
-            return best
-
-        mark(self.root, True)
-        visit(self.root, -math.inf, math.inf)
+        for node in self.nodes():
+            node.visited = False
+        log = []
+        alphabeta_minmax(self.root, lambda node: node.children,
+                         lambda node: node.evaluation,
+                         lambda node: node.board.turn == chess.WHITE, log=log)
+        for entry in log:
+            node = entry["node"]
+            node.visited, node.value, node.bound = True, entry["value"], entry["bound"]
         best = next(c for c in self.root.children if c.value == self.root.value)
         visited = sum(1 for node in self.nodes() if node.visited)
         return best.move, visited
