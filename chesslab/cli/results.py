@@ -19,9 +19,9 @@ from chesslab.training import pipeline as training
 from chesslab.cli.common import (COUNT, defaults_from, endings, game_sample_args, workers_args,
                                  write_result)
 from chesslab.base.files import check_writable, write_json_atomic
-from chesslab.matches.event import rate_ladder
-from chesslab.matches.rating import INTERVAL_KEY
-from chesslab.matches.tournament import standings
+from chesslab.matches.event import rate_ladder, rerate_ladder
+from chesslab.matches.rating import INTERVAL_KEY, PRIOR, format_elo
+from chesslab.matches.tournament import table_standings
 
 
 def _results_out(args, name: str):
@@ -50,38 +50,47 @@ def _results_depth_cost(args):
 
 def _results_tournament(args):
     out = _results_out(args, "tournament")
-    data = tournament.run_tournament(args.players, games=args.games, seed=args.seed,
-                                  max_plies=args.max_plies, progress=not args.quiet)
-    for row in standings(data):
-        low, high = row["interval95"]
+    data = tournament.measure_round_robin(args.players, games=args.games, seed=args.seed,
+                                          max_plies=args.max_plies, progress=not args.quiet)
+    for row in table_standings(data):
+        low, high = row[INTERVAL_KEY]
         print(f"{row['player']:12s} score {row['score']:.2f} ({low:.2f}-{high:.2f})  "
-              f"Elo {row['elo']:+.0f}")
+              f"Elo {format_elo(row, signed=True)}")
+    print(f"Elo of mean 0 ({PRIOR}); a zero or full score: its one-sided 95% bound")
     return write_result(out, data)
+
+
+def _print_ladder(data, out):
+    """A stored ladder's standings: Elo with its 95% interval, or a bound; what it is."""
+    for row in data["standings"]:
+        low, high = row[INTERVAL_KEY]
+        e_low, e_high = row["elo95"]
+        band = "" if None in (e_low, e_high) or e_low == e_high else \
+            f" ({e_low:.0f} to {e_high:.0f})"
+        print(f"{row['player']:22s} {row['points']:>5g}/{row['games']:<3d} "
+              f"score {row['score']:.2f} ({low:.2f}-{high:.2f})  Elo {format_elo(row)}{band}")
+    print(data["what"])
+    print(f"written to {out}")
 
 
 def _results_ladder(args):
     out = _results_out(args, "ladder_anchor")
+    if args.rerate:
+        return _print_ladder(rerate_ladder(out), out)
     given = {k: getattr(args, k) for k in ("ladder", "games", "max_plies", "seed")
              if getattr(args, k) is not None}
-    data = rate_ladder(workers=args.workers, path=out, progress=not args.quiet,
-                       command=args.command_line, **given)
-    for row in data["standings"]:
-        print(f"{row['player']:16s} {row['points']:>5g}/{row['games']:<3d} Elo {row['elo']:+.0f}")
-    print(f"written to {out}")
+    _print_ladder(rate_ladder(workers=args.workers, path=out, progress=not args.quiet,
+                              command=args.command_line, **given), out)
 
 
 def _results_every_ladder(args):
     out = _results_out(args, "ladder")
-    data = ladder.rate_every_player(args.seconds, args.games, args.anchor_elos, args.evaluators,
-                                    args.workers, args.seed, args.max_plies, out,
-                                    not args.quiet, args.command_line)
-    for row in data["standings"]:
-        low, high = row[INTERVAL_KEY]
-        e_low, e_high = row["elo95"]
-        band = "" if e_low is None else f" ({e_low:.0f} to {e_high:.0f})"
-        print(f"{row['player']:22s} {row['points']:>5g}/{row['games']:<3d} "
-              f"score {row['score']:.2f} ({low:.2f}-{high:.2f})  Elo {row['elo']:.0f}{band}")
-    print(f"written to {out}")
+    if args.rerate:
+        return _print_ladder(rerate_ladder(out), out)
+    _print_ladder(ladder.rate_every_player(args.seconds, args.games, args.anchor_elos,
+                                           args.evaluators, args.workers, args.seed,
+                                           args.max_plies, out, not args.quiet,
+                                           args.command_line), out)
 
 
 def _results_match(args):
@@ -157,6 +166,11 @@ def _results_head_to_head(args):
     print(f"written to {out}")
 
 
+#: The --rerate option of both ladders.
+RERATE = ("rate the stored ladder (--out) again from its per-pair results, playing no "
+          "game (after a change in how ratings are fitted or printed)")
+
+
 def opponents_args(q, function):
     """One player against a list of opponents, a number of games each (``function``'s
     defaults)."""
@@ -199,7 +213,7 @@ def add_results(sub):
     q.add_argument("--seed", type=int)
     q.add_argument("--quiet", action="store_true")
     q.add_argument("--out", help="default: data/results/tournament.json")
-    defaults_from(q, tournament.run_tournament)
+    defaults_from(q, tournament.measure_round_robin)
     q.set_defaults(func=_results_tournament)
 
     q = which.add_parser("ladder", help="one Elo scale for every player at one time control, "
@@ -215,6 +229,7 @@ def add_results(sub):
     workers_args(q, 1)
     q.add_argument("--quiet", action="store_true")
     q.add_argument("--out", help="default: data/results/ladder.json")
+    q.add_argument("--rerate", action="store_true", help=RERATE)
     defaults_from(q, ladder.rate_every_player)
     q.set_defaults(func=_results_every_ladder)
 
@@ -229,6 +244,7 @@ def add_results(sub):
     workers_args(q, 1)
     q.add_argument("--quiet", action="store_true")
     q.add_argument("--out", default=None, help="default: data/results/ladder_anchor.json")
+    q.add_argument("--rerate", action="store_true", help=RERATE)
     q.set_defaults(func=_results_ladder)
 
     q = which.add_parser("match", help="a long match from held-out openings, in parallel, "

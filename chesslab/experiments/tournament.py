@@ -12,9 +12,10 @@ from chesslab.matches.tournament import round_robin
 TOURNAMENT_PLAYERS = ("random", *(f"{name}:2" for name in EVALUATORS), "mcts:100")
 
 
-def run_tournament(players=TOURNAMENT_PLAYERS, games: int = 4, seed: int = 0,
-                   max_plies: int = 300, progress=True) -> dict:
-    """A round robin: every pair plays ``games`` games (colours alternate)."""
+def measure_round_robin(players=TOURNAMENT_PLAYERS, games: int = 4, seed: int = 0,
+                        max_plies: int = 300, progress=True) -> dict:
+    """The stored round robin: every pair of the ``players`` that can play here plays
+    ``games`` games (colours alternate), stamped with when and where."""
     players = [p for p in players if is_available(p)]
     table = round_robin(players, games=games, seed=seed, max_plies=max_plies,
                         progress=progress)

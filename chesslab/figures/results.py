@@ -12,9 +12,10 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from chesslab.matches.rating import wilson_interval
+from chesslab.matches.rating import PRIOR, format_elo, wilson_interval
 from chesslab.base.files import RESULTS_DIR, read_json
 from chesslab.experiments.tournament import score_matrix
+from chesslab.matches.event import NOMINAL
 
 
 def read_results(name: str, command: str, folder=RESULTS_DIR):
@@ -154,24 +155,29 @@ def standings_figure(standings, ax=None, title="Standings"):
     """The standings as Elo bars, best on top, each with the player's score, its 95%
     Wilson interval and any faults.
 
-    ``standings``: the rows of ``tournament.standings`` (ratings of mean 0), or a class
+    ``standings``: the rows of ``rating.standings`` (ratings of mean 0), or a class
     event's record (``run_tournament``): then the ladder's players are grey, the bars
     start below the weakest when the ratings are anchored on the ladder's, and the
-    players withdrawn are named under the axis.
+    players withdrawn are named under the axis. A zero or full score's bar is hatched
+    and reaches its one-sided bound, not a rating.
     """
     record = standings if isinstance(standings, dict) else None
     rows = record["standings"] if record else standings
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 1.1 + 0.45 * len(rows)), layout="constrained")
     anchored = bool(record and record.get("elo_anchored"))
-    elos = [r["elo"] for r in rows][::-1]
+    elos = [_shown_elo(r) for r in rows][::-1]
     base = 100 * np.floor(min(elos) / 100) - 100 if anchored else 0.0
     names = [r["player"] + (" (ladder)" if r.get("kind") == "ladder" else "")
              for r in rows][::-1]
     colors = ["0.65" if r.get("kind") == "ladder" else
               ("#2980b9" if anchored else "#4c9a2a" if r["elo"] >= 0 else "#c0392b")
               for r in rows][::-1]
-    ax.barh(names, [e - base for e in elos], left=base, color=colors)
+    bars = ax.barh(names, [e - base for e in elos], left=base, color=colors)
+    for bar, r in zip(bars, rows[::-1]):
+        if _bounded(r):
+            bar.set_hatch("//")
+            bar.set_alpha(0.6)
     ax.axvline(base, color="0.3", linewidth=0.8)
     span = max(max(abs(e - base) for e in elos), 50)
     ax.set_xlim(base - (0 if anchored else 1.9 * span), base + 1.9 * span)
@@ -181,14 +187,17 @@ def standings_figure(standings, ax=None, title="Standings"):
             words = "no games"
         else:
             words = f"{r['points']:g}/{r['games']} = {r['score']:.2f} ({low:.2f}-{high:.2f})"
+        if _bounded(r):
+            words += f", Elo {format_elo(r, signed=not anchored)}"
         if r.get("faults"):
             words += f", {r['faults']} fault{'' if r['faults'] == 1 else 's'}"
-        x = r["elo"]
+        x = _shown_elo(r)
         right = anchored or x >= 0
         ax.text(x + (0.04 if right else -0.04) * span, y, words, va="center", fontsize=8,
                 ha="left" if right else "right", color="#c0392b" if r.get("faults") else "k")
     if record is None:
-        ax.set_xlabel("Elo (mean 0); text: points, score and its 95% Wilson interval")
+        ax.set_xlabel(f"Elo (mean 0; {PRIOR}); text: points, score and its 95% Wilson "
+                      f"interval; hatched: a one-sided bound")
     else:
         label = f"Elo, {record['elo_scale']}"
         if record.get("withdrawn"):
@@ -199,9 +208,23 @@ def standings_figure(standings, ax=None, title="Standings"):
     return ax.figure
 
 
+def _bounded(row) -> bool:
+    """Whether a standings row's rating is a one-sided bound (a zero or full score)."""
+    return format_elo(row)[0] in "<>"
+
+
+def _shown_elo(row) -> float:
+    """Where a row's rating is drawn: its bound when it has one, else its rating."""
+    low, high = row.get("elo95") or [None, None]
+    if _bounded(row):
+        return high if low is None else low
+    return row["elo"]
+
+
 def ladder_figure(data=None, ax=None):
     """Every player on one Elo scale (``python -m chesslab results ladder``): a dot per
-    player with its 95% interval, Stockfish's anchors as diamonds at their UCI_Elo."""
+    player with its 95% interval, Stockfish's anchors as diamonds at their UCI_Elo, and
+    a zero or full score as an arrow from its one-sided bound."""
     if data is None:
         data = read_results("ladder", "python -m chesslab results ladder")
     rows = sorted(data["standings"], key=lambda r: r["elo"])
@@ -211,6 +234,13 @@ def ladder_figure(data=None, ax=None):
     for y, r in enumerate(rows):
         anchor = r["player"] in anchors
         low, high = r.get("elo95", [None, None])
+        if _bounded(r):
+            x = _shown_elo(r)
+            ax.annotate("", (x + (150 if high is None else -150), y), (x, y),
+                        arrowprops={"arrowstyle": "->", "color": "#2980b9", "lw": 2})
+            ax.plot(x, y, "|", color="#2980b9", markersize=10)
+            ax.text(x, y + 0.22, format_elo(r), ha="center", fontsize=7)
+            continue
         if low is not None and not anchor:
             ax.plot([low, high], [y, y], color="#2980b9", linewidth=2, alpha=0.6)
         ax.plot(r["elo"], y, "D" if anchor else "o", color="0.35" if anchor else "#2980b9",
@@ -223,7 +253,8 @@ def ladder_figure(data=None, ax=None):
     seconds = data.get("seconds_per_move")
     ax.set_xlabel("Elo on Stockfish's UCI_Elo scale"
                   + (f", {seconds:g} s a move" if seconds else "")
-                  + f"; {data['games_per_pair']} games a pair; lines: 95% intervals")
+                  + f" ({NOMINAL})\n{data['games_per_pair']} games a pair; {PRIOR}; lines: "
+                    f"95% intervals; arrow: a zero score's one-sided bound", fontsize=8)
     ax.set_title("One ladder for every player")
     return ax.figure
 

@@ -16,7 +16,10 @@ rerun with the same ``out`` plays only the games it lacks.
 The ladder's players are course code and play in the worker's process. They search to a
 fixed depth, so their games do not depend on how busy a machine is; their ratings,
 measured once by ``python -m chesslab results event-ladder`` (``rate_ladder``), put the
-students' Elo on a fixed scale.
+students' Elo on a fixed scale. ``rate_ladder`` is the course's one ladder: the event's
+and every player's (``results ladder``) hold the same Stockfish anchors with the same
+prior (``rating.PRIOR``). Those anchors play at a fraction of a second a move, so their
+``UCI_Elo`` is nominal there (``NOMINAL``).
 """
 from __future__ import annotations
 
@@ -33,22 +36,33 @@ from chesslab.board.rules import adjudicate_material, check_max_plies, points
 from chesslab.matches import formats
 from chesslab.matches.isolation import IsolatedPlayer, PlayerFault, probe_submission
 from chesslab.matches.players import is_available, make_player
-from chesslab.matches.rating import INTERVAL_KEY, bradley_terry, wilson_interval
+from chesslab.matches.rating import (INTERVAL_KEY, PRIOR, format_elo, results_of_pairs,
+                                     standings)
+from chesslab.matches.specs import format_spec, parse_spec
 
-__all__ = ["LADDER", "ANCHOR_PATH", "run_tournament", "play_tournament_game", "rate_ladder",
-           "find_submissions", "format_standings", "format_faults", "ladder_anchors"]
+__all__ = ["LADDER", "ANCHOR_PATH", "ANCHOR_ELOS", "NOMINAL", "anchor_specs", "run_tournament",
+           "play_tournament_game", "rate_ladder", "rerate_ladder", "find_players",
+           "format_standings", "format_faults", "ladder_anchors"]
 
 #: The course's players every submission meets in a gauntlet, weakest first.
 LADDER = ("random", "material:1", "pst:1", "pst:2", "nnue:2", "nnue:3")
 #: The ladder's measured ratings (``python -m chesslab results event-ladder``).
 ANCHOR_PATH = RESULTS_DIR / "ladder_anchor.json"
-#: The player whose rating fixes the ladder's scale, and that rating (Stockfish's own).
-ANCHOR_SPEC, ANCHOR_ELO = "stockfish:1350", 1350.0
+#: Stockfish's strength limits that fix every ladder's scale (its lowest, and two above).
+ANCHOR_ELOS = (1350, 1600, 1900)
+#: Why an anchor's rating is nominal at the ladders' fraction of a second a move.
+NOMINAL = "nominal: Stockfish calibrates UCI_Elo at 60 s + 0.6 s a game"
 
 
-def find_submissions(folder) -> list[dict]:
-    """The submissions in ``folder`` (``*.py`` not starting with ``_``) as text, by file
-    name; read, never imported."""
+def anchor_specs(seconds: float | None = None, elos=ANCHOR_ELOS) -> dict:
+    """``{Stockfish spec: its UCI_Elo}``: the anchors at ``seconds`` a move (None: the
+    spec without a time, Stockfish's default ``specs.STOCKFISH_SECONDS``)."""
+    return {format_spec("stockfish", elo, seconds): float(elo) for elo in elos}
+
+
+def find_players(folder) -> list[dict]:
+    """The tournament's players: the submissions in ``folder`` (``*.py`` not starting
+    with ``_``) as text, by file name; read, never imported."""
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"no folder {folder}: give the folder that holds the "
@@ -72,13 +86,17 @@ def ladder_anchors(ladder, path=ANCHOR_PATH) -> tuple[dict, str]:
     if not path.exists():
         return {}, (f"relative (mean 0): no stored ladder ratings ({path.name}; make it "
                     f"with `python -m chesslab results event-ladder`)")
-    stored = read_json(path, "ladder ratings")["ratings"]
+    data = read_json(path, "ladder ratings")
+    stored = data["ratings"]
     missing = [spec for spec in ladder if spec not in stored]
     if missing:
-        return {}, f"relative (mean 0): {', '.join(missing)} not in {path.name}"
+        return {}, f"relative (mean 0): {', '.join(missing)} not in {path.name}; {PRIOR}"
+    # a file written before the anchors were stored names them only as Stockfish players
+    held = data.get("anchors") or {s: e for s, e in stored.items()
+                                   if parse_spec(s).name == "stockfish"}
     return ({spec: stored[spec] for spec in ladder},
-            f"anchored on the ladder's stored ratings ({path.name}; {ANCHOR_SPEC} = "
-            f"{ANCHOR_ELO:g})")
+            f"anchored on the ladder's stored ratings ({path.name}; "
+            f"{', '.join(f'{s} = {e:g}' for s, e in held.items())}, {NOMINAL}); {PRIOR}")
 
 
 # ------------------------------------------------------------------ one game, a job
@@ -178,7 +196,7 @@ def run_tournament(folder, format: str = "gauntlet", games: int = 2, move_time: 
                              f"file or Stockfish is missing); leave it out of --ladder")
     if out is not None:
         check_writable(out, "standings file")
-    submissions = find_submissions(folder)
+    submissions = find_players(folder)
     entrants, withdrawn = _load(submissions, workers, ladder, progress)
     names = [e["name"] for e in entrants]
     settings = {"move_time": move_time, "grace": grace, "max_plies": max_plies}
@@ -213,7 +231,7 @@ def run_tournament(folder, format: str = "gauntlet", games: int = 2, move_time: 
         "what": f"class tournament, {format}", "format": format, "games_per_pairing": games,
         "rounds": rounds if format == "swiss" else 1, "seed": seed, **settings,
         "ladder": ladder, "elo_scale": scale, "elo_anchored": bool(anchors),
-        "standings": _standings(records, names, ladder, anchors),
+        "standings": _standings(records, names + ladder, ladder, anchors),
         "withdrawn": withdrawn,
         "faults": [r["fault"] for r in records if r["fault"]],
         "games": records, "command": command,
@@ -253,37 +271,26 @@ def _points(records, field, byes) -> dict:
     return got
 
 
-def _standings(records, names, ladder, anchors) -> list[dict]:
-    """One row per player, best first: points, games, score and its Wilson interval,
-    Elo, faults; the ladder's rows say so (their Elo is the stored one when anchored)."""
+def _standings(records, field, ladder, anchors) -> list[dict]:
+    """The games' standings (``rating.standings``), faults counted from the records; the
+    ladder's Elo is the stored one when anchored."""
     results = [(r["white"], r["black"], points(r["result"], chess.WHITE)) for r in records]
-    field = names + ladder
-    elo = bradley_terry(field, results, anchors=anchors)
     faults = {}
     for r in records:
         if r["fault"]:
             faults[r["fault"]["player"]] = faults.get(r["fault"]["player"], 0) + 1
-    rows = []
-    for name in field:
-        got = sum(p if w == name else 1 - p for w, b, p in results if name in (w, b))
-        played = sum(name in (w, b) for w, b, _ in results)
-        low, high = wilson_interval(got, played) if played else (None, None)
-        rows.append({"player": name, "kind": "ladder" if name in ladder else "submission",
-                     "points": got, "games": played,
-                     "score": got / played if played else None, INTERVAL_KEY: [low, high],
-                     "elo": round(elo[name], 1), "faults": faults.get(name, 0)})
-    return sorted(rows, key=lambda r: (-r["elo"], r["player"]))
+    return standings(field, results, anchors, ladder, faults)
 
 
 # ------------------------------------------------------------------ the ladder's ratings
 def rate_ladder(ladder=LADDER, games: int = 10, workers=1, seed: int = 0,
                 max_plies: int = 120, path=ANCHOR_PATH, progress: bool = True,
                 command: str | None = None, anchors=None, extra=None) -> dict:
-    """Measure the ladder's ratings once: a round robin of the ladder and the ``anchors``
-    (``{spec: elo}``; default ``ANCHOR_SPEC``, Stockfish whose limited strength is meant
-    to be Elo 1350, held at ``ANCHOR_ELO``); written to ``path`` (resumable beside it).
-    Anchors do not play each other: their ratings are fixed."""
-    anchors = dict(anchors or {ANCHOR_SPEC: ANCHOR_ELO})
+    """The course's one ladder: measure the ratings of ``ladder``, a round robin with the
+    ``anchors`` (``{spec: elo}``, default ``anchor_specs()``: Stockfish at ``ANCHOR_ELOS``,
+    each held at its ``UCI_Elo``); rated by ``rate_pairs`` and written to ``path``
+    (resumable beside it). Anchors do not play each other: their ratings are fixed."""
+    anchors = dict(anchors or anchor_specs())
     specs = [*ladder, *[a for a in anchors if a not in ladder]]
     for spec in specs:
         if not is_available(spec):
@@ -297,20 +304,46 @@ def rate_ladder(ladder=LADDER, games: int = 10, workers=1, seed: int = 0,
             for g in formats.games_of(pair, games, 1, seed)]
     checkpoint = Path(f"{path}.games.jsonl")
     records = _play(jobs, workers, checkpoint, progress, "ladder")
-    rows = _standings(records, [], specs, anchors)
     pairs = {}
     for r in records:                   # per pair, from the first-named player's side
         a, b = sorted((r["white"], r["black"]), key=specs.index)
         got = points(r["result"], chess.WHITE if r["white"] == a else chess.BLACK)
         wdl = pairs.setdefault(f"{a} vs {b}", [0, 0, 0])
         wdl[0 if got == 1 else 1 if got == 0.5 else 2] += 1
-    held = ", ".join(f"{a} at {e:g}" for a, e in anchors.items())
-    data = {"what": f"Elo from a round robin of {games} games a pair, {held}",
-            "ratings": {r["player"]: r["elo"] for r in rows}, "standings": rows,
-            "pairs": pairs, "anchors": anchors, "games_per_pair": games, "max_plies": max_plies,
-            "seed": seed, **(extra or {}), "command": command}
+    data = {"games_per_pair": games, "max_plies": max_plies, "seed": seed, **(extra or {}),
+            "command": command}
+    data = rate_pairs(specs, pairs, anchors, data)
     write_json_atomic(path, data, indent=1)
     checkpoint.unlink(missing_ok=True)
+    return data
+
+
+def rate_pairs(specs, pairs: dict, anchors: dict, data: dict) -> dict:
+    """``data`` with the ladder's ratings and standings from its per-pair results
+    (``{"a vs b": [wins, draws, losses]}``), what they are, and the prior they used."""
+    rows = standings(specs, results_of_pairs(pairs), anchors, ladder=specs)
+    held = ", ".join(f"{a} at {e:g}" for a, e in anchors.items())
+    return {"what": f"Elo from a round robin of {data['games_per_pair']} games a pair, "
+                    f"{held} ({NOMINAL}); {PRIOR}",
+            "ratings": {r["player"]: r["elo"] for r in rows}, "standings": rows,
+            "pairs": pairs, "anchors": anchors, "prior": PRIOR,
+            **{k: v for k, v in data.items() if k not in ("what", "ratings", "standings",
+                                                          "pairs", "anchors", "prior")}}
+
+
+def rerate_ladder(path=ANCHOR_PATH) -> dict:
+    """Rate a stored ladder again from the per-pair results it keeps (no game is played)
+    and write it back: how ratings are fitted and printed may change, its games do not."""
+    data = read_json(path, "ladder ratings")
+    if "pairs" not in data or "anchors" not in data:
+        raise ValueError(f"{path} keeps no per-pair results or anchors to rate again; play "
+                         f"the ladder with its command ({data.get('command') or 'results ladder'})")
+    specs = [r["player"] for r in data["standings"]]
+    order = {name: k for k, name in enumerate(
+        name for key in data["pairs"] for name in key.split(" vs "))}
+    specs = sorted(specs, key=lambda name: order.get(name, len(order)))
+    data = rate_pairs(specs, data["pairs"], data["anchors"], data)
+    write_json_atomic(path, data, indent=1)
     return data
 
 
@@ -318,18 +351,19 @@ def rate_ladder(ladder=LADDER, games: int = 10, workers=1, seed: int = 0,
 def format_standings(record: dict) -> str:
     """The standings as a text table (withdrawn players at the end, with the reason)."""
     lines = [f"{'#':>2}  {'player':28s} {'points':>7s} {'score':>5s}  {'95% interval':12s} "
-             f"{'Elo':>6s} {'faults':>6s}"]
-    elo = "6.0f" if record.get("elo_anchored") else "+6.0f"
+             f"{'Elo':>7s} {'faults':>6s}"]
+    signed = not record.get("elo_anchored")
     for k, r in enumerate(record["standings"], 1):
         low, high = r[INTERVAL_KEY]
         interval = "-" if low is None else f"{low:.2f}-{high:.2f}"
         score = "-" if r["score"] is None else f"{r['score']:.2f}"
         name = r["player"] + (" (ladder)" if r["kind"] == "ladder" else "")
         lines.append(f"{k:>2}  {name:28.28s} {r['points']:>4g}/{r['games']:<2d} {score:>5s}  "
-                     f"{interval:12s} {r['elo']:>{elo}} {r['faults']:>6d}")
+                     f"{interval:12s} {format_elo(r, signed):>7s} {r['faults']:>6d}")
     for w in record["withdrawn"]:
         lines.append(f" -  {w['player']:28.28s} withdrawn: {w['reason']}")
-    lines.append(f"Elo {record['elo_scale']}")
+    lines.append(f"Elo {record['elo_scale']}; a zero or full score gets a one-sided 95% "
+                 f"bound (< or >), not a rating")
     return "\n".join(lines)
 
 

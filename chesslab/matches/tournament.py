@@ -1,15 +1,16 @@
-"""The class tournament.
+"""A submission in this process, and the in-process round robin.
 
-The event itself is ``chesslab.matches.event.run_tournament``:
-every submission in a process of its own, a gauntlet, Swiss or round robin, faults
-recorded, Elo anchored on the course's ladder. ``python -m chesslab tournament`` runs it.
+The class event itself is ``chesslab.matches.event.run_tournament``: every submission in
+a process of its own, a gauntlet, Swiss or round robin, faults recorded, Elo anchored on
+the course's ladder. ``python -m chesslab tournament`` runs it.
 
 What stays here runs a submission *in this process*, for a student checking a file
 before handing it in, and for measuring what isolation costs (``bench/``):
 ``load_player(path)`` imports one file (a function ``choose_move(board) -> chess.Move``,
 optionally ``NAME = "..."``); ``SubmittedPlayer`` replaces a move that raises or is
-illegal by the first legal one and counts it as a fault; ``round_robin`` and
-``standings`` are the in-process round robin of ``python -m chesslab results tournament``.
+illegal by the first legal one and counts it as a fault; ``round_robin`` is the
+in-process round robin of ``python -m chesslab results tournament``, and
+``table_standings`` its standings (``rating.standings``, like every other table's).
 Never load a class's files this way: one endless loop stops everything.
 """
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 import chess
 
 from chesslab.matches.match import match
-from chesslab.matches.rating import INTERVAL_KEY, bradley_terry, wilson_interval
+from chesslab.matches.rating import PRIOR_DRAWS, results_of_pairs, standings
 from chesslab.board.game import Player
 
 
@@ -66,22 +67,10 @@ def load_player(path) -> SubmittedPlayer:
     return SubmittedPlayer(str(getattr(module, "NAME", path.stem)), choose, str(path))
 
 
-def load_players(folder) -> list[SubmittedPlayer]:
-    """Every submission in ``folder`` (``*.py`` not starting with ``_``), by file name."""
-    folder = Path(folder)
-    files = sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
-    if not files:
-        raise FileNotFoundError(f"no submissions (*.py) in {folder}")
-    players = [load_player(p) for p in files]
-    names = [p.name for p in players]
-    if len(set(names)) != len(names):
-        raise ValueError(f"two submissions share a NAME: {names}; give each file its own")
-    return players
-
-
 def round_robin(players, games: int = 2, seed: int = 0, max_plies: int = 200,
                 progress: bool = False) -> dict:
-    """Every pair plays ``games`` games (colours alternate, openings from the arena).
+    """Every pair plays ``games`` games (``match.match``: colours alternate, each of its
+    openings played from both sides).
 
     ``players``: Player objects or player specs ('pst:2'). The result has the shape of
     ``python -m chesslab results tournament`` (so ``figures.tournament_figure`` draws it).
@@ -100,27 +89,8 @@ def round_robin(players, games: int = 2, seed: int = 0, max_plies: int = 200,
             "faults": {p.name: len(p.faults) for p in players if hasattr(p, "faults")}}
 
 
-def standings(table: dict, prior_draws: float = 1.0) -> list[dict]:
-    """Each player's points, games, score with its 95% Wilson interval, and an Elo
-    rating (mean 0), best first, from a ``round_robin`` table.
-
-    The ratings are the maximum-likelihood Elo of the results (``rating.bradley_terry``:
-    a draw half a win, ``prior_draws`` virtual draws per pair).
-    """
-    players = table["players"]
-    results = []
-    for key, r in table["pairs"].items():
-        a, b = key.split(" vs ")
-        results += [(a, b, 1.0)] * r["wins"] + [(a, b, 0.5)] * r["draws"] \
-            + [(a, b, 0.0)] * r["losses"]
-    elo = bradley_terry(players, results, prior_draws=prior_draws)
-    rows = []
-    for name in players:
-        got = sum(p if a == name else 1 - p for a, b, p in results if name in (a, b))
-        games = sum(name in (a, b) for a, b, _ in results)
-        low, high = wilson_interval(got, games)
-        rows.append({"player": name, "points": got, "games": games,
-                     "score": got / games if games else float("nan"),
-                     INTERVAL_KEY: (low, high), "elo": elo[name],
-                     "faults": table.get("faults", {}).get(name, 0)})
-    return sorted(rows, key=lambda r: -r["elo"])
+def table_standings(table: dict, prior_draws: float = PRIOR_DRAWS) -> list[dict]:
+    """The standings (``rating.standings``: points, score and its 95% interval, Elo of
+    mean 0 with its interval or bound, faults) of a ``round_robin`` table."""
+    return standings(table["players"], results_of_pairs(table["pairs"]),
+                     faults=table.get("faults"), prior_draws=prior_draws)
