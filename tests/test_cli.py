@@ -7,7 +7,9 @@ import pytest
 from chesslab.experiments import store
 from chesslab.cli import match as cli_match
 from chesslab.cli import train as cli_train
-from chesslab.cli import TRAIN_COMMANDS, build_parser, main, new_spelling
+import chesslab.cli
+import chesslab.experiments
+from chesslab.cli import build_parser, main, new_spelling, subcommands
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.base.files import MODELS_DIR, file_tag, read_json, write_json_atomic
 from chesslab.matches.match import MatchResult
@@ -38,11 +40,11 @@ def test_the_commands_and_their_groups(capsys):
     assert args.func is cli_match._bestmove
     args = parser.parse_args(["figures", "--out", "x", "--only", "planes9"])
     assert (args.out, args.only) == ("x", ["planes9"])
-    for group, commands in (("data", ("games", "label", "extend", "build", "info")),
-                            ("train", TRAIN_COMMANDS),
-                            ("results", ("evaluators", "depth-cost", "tournament", "match",
-                                         "recipe", "bayes", "bayes-matches", "mcts-matches",
-                                         "mcts-head-to-head", "ladder", "event-ladder"))):
+    assert {"games", "label", "extend", "leaves", "build", "policy-labels",
+            "info"} == set(subcommands()["data"])
+    assert {"ladder", "event-ladder", "mcts-head-to-head"} < set(subcommands()["results"])
+    for group in ("data", "train", "results"):
+        commands = subcommands()[group]
         with pytest.raises(SystemExit):
             main([group, "--help"])
         shown = capsys.readouterr().out
@@ -54,6 +56,25 @@ def test_the_commands_and_their_groups(capsys):
               if line.startswith("    ") and not line.startswith("     ")}
     assert listed == {"data", "train", "results", "match", "bestmove", "figures",
                       "tournament", "course"}  # no aliases
+
+
+def _listed(text, command):
+    """The words of the {...} list after ``command`` at a line's start in ``text``."""
+    start = text.index(f"\n    {command} ")
+    body = text[text.index("{", start) + 1:text.index("}", start)]
+    return [word.strip() for word in body.split(",")]
+
+
+def test_the_command_lists_in_docstrings_are_the_parsers():
+    for group, commands in subcommands().items():
+        assert f"\n    {group} " in chesslab.cli.__doc__, group
+        if commands and group != "course":
+            assert _listed(chesslab.cli.__doc__, group) == list(commands), group
+    assert _listed("\n    " + cli_train.__doc__.replace("``python -m chesslab ", ""),
+                   "train") == list(subcommands()["train"])
+    in_experiments = [line.split()[4] for line in chesslab.experiments.__doc__.splitlines()
+                      if line.startswith("    python -m chesslab results ")]
+    assert in_experiments == list(subcommands()["results"])
 
 
 def test_a_bad_command_line_is_one_error_line(capsys):

@@ -3,13 +3,14 @@ import math
 
 import pytest
 
-from chesslab.matches.specs import (MAX_DEPTH, STOCKFISH_SKILL, PlayerSpec, format_spec, max_depth,
-                                    parse_spec, stockfish_spec)
+from chesslab.matches import specs
+from chesslab.matches.specs import (EXAMPLES, MAX_DEPTH, SEARCH_ALGORITHMS, STOCKFISH_SKILL, PlayerSpec,
+                                    format_spec, max_depth, parse_spec, stockfish_spec)
 
 
 @pytest.mark.parametrize("text", ["random", "material:3", "pst@1s", "cnn:3@1s", "ann64:2",
                                   "mcts:300", "mcts@0.5s", "stockfish:1350",
-                                  "stockfish:skill=3@0.25s", "minimax:3"])
+                                  "stockfish:skill=3@0.25s", "minimax:3", "policy"])
 def test_a_spec_reads_and_writes_back_the_same(text):
     assert str(parse_spec(text)) == text
     assert parse_spec(f"  {text.upper()} ") == parse_spec(text)
@@ -57,3 +58,9 @@ def test_stockfish_spec_names_the_level():
     with pytest.raises(ValueError, match="positive time"):
         stockfish_spec(seconds=0)
     assert not math.isnan(parse_spec(stockfish_spec(elo=1500, seconds=2)).seconds)
+
+
+@pytest.mark.parametrize("name", ["random", *SEARCH_ALGORITHMS, "mcts", "policy", "stockfish"])
+def test_every_player_that_is_not_an_evaluator_is_named_in_the_docs_and_examples(name):
+    assert f"``{name}``" in specs.__doc__
+    assert name in EXAMPLES and parse_spec(name).name == name

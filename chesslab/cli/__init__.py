@@ -1,9 +1,11 @@
 """The command line, ``python -m chesslab COMMAND ...``: every command in one place.
 
-    data     {games, label, extend, build, info}     training data (Stockfish games, labels)
+    data     {games, label, extend, leaves, build, policy-labels, info}
+                                                     training data (Stockfish games, labels)
     train    {nets, bayes, bootstrap, supervised, recalibrate, selfplay}  models into data/models
-    results  {evaluators, depth-cost, tournament, ladder, match, recipe, bayes, bayes-matches,
-              mcts-matches, mcts-tuning, network-steps, mcts-head-to-head}   data/results/*.json
+    results  {evaluators, depth-cost, tournament, ladder, event-ladder, match, recipe, bayes,
+              bayes-matches, mcts-matches, mcts-tuning, network-steps, mcts-head-to-head}
+                                                     data/results/*.json
     match    --white SPEC --black SPEC --games N     a match, with a score and an Elo estimate
     bestmove --fen FEN --player SPEC                 one search, its move and its line
     figures  [--out DIR] [--only NAME ...]           every figure of figures/
@@ -11,6 +13,8 @@
              --out standings.json                    the class event, each player isolated
     course   release OUTDIR | grade SUBMISSIONS_DIR --out grades.csv
                                                      student notebooks (nbgrader), grading
+
+(``subcommands()`` reads the same lists from the parser; a test keeps this one equal.)
 
 Each command parses its options, checks what it can before any work (numbers that make
 no sense, files that cannot be written) and calls plain functions of the modules that
@@ -27,6 +31,7 @@ notebooks and the results files that record the command that made them may name 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 
 from chesslab.base.parallel import executor_for
@@ -40,8 +45,6 @@ from chesslab.cli.tournament import add_tournament
 from chesslab.cli.train import add_train
 from chesslab.matches.players import EngineStopped
 
-#: The subcommands of ``train``.
-TRAIN_COMMANDS = ("nets", "bayes", "bootstrap", "supervised", "recalibrate", "selfplay")
 #: Old spellings -> new ones (``train NAME`` -> ``train nets NAME`` is handled apart).
 ALIASES = {"selfplay": ("train", "selfplay"), "bootstrap": ("train", "bootstrap"),
            "evaluate-models": ("results", "evaluators")}
@@ -57,12 +60,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@functools.cache
+def subcommands() -> dict:
+    """``{command: its subcommands}`` as the parser has them (() for a command without)."""
+    def choices(parser):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return action.choices
+        return {}
+    return {name: tuple(choices(p)) for name, p in choices(build_parser()).items()}
+
+
 def new_spelling(argv) -> list:
     """``argv`` with an old spelling of a command replaced by the new one."""
     argv = list(argv)
     if argv and argv[0] in ALIASES:
         return [*ALIASES[argv[0]], *argv[1:]]
-    if argv[:1] == ["train"] and len(argv) > 1 and argv[1] not in TRAIN_COMMANDS \
+    if argv[:1] == ["train"] and len(argv) > 1 and argv[1] not in subcommands()["train"] \
             and not argv[1].startswith("-"):
         return ["train", "nets", *argv[1:]]                # train NAME ... (before: nets)
     return argv

@@ -1,4 +1,5 @@
-"""``python -m chesslab train {nets, bayes, bootstrap, selfplay}``: models into data/models."""
+"""``python -m chesslab train {nets, bayes, bootstrap, supervised, recalibrate, selfplay}``:
+models into data/models."""
 from __future__ import annotations
 
 from chesslab.training import naive_bayes as nb_training

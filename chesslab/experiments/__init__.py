@@ -7,11 +7,15 @@ measured here, once, by a named command, and the figures and notebooks read the 
     python -m chesslab results evaluators      # the evaluators' table (evaluators.results_table)
     python -m chesslab results depth-cost      # nodes and seconds vs depth per algorithm
     python -m chesslab results tournament      # round robin between evaluators
+    python -m chesslab results ladder          # one Elo scale for every player (ladder)
+    python -m chesslab results event-ladder    # the class event's ladder, anchored on Stockfish
     python -m chesslab results match --a nnue@1s --b pst@1s --games 100 --workers 2
     python -m chesslab results recipe          # what each training-recipe step buys
     python -m chesslab results bayes           # Naive Bayes against simple baselines
     python -m chesslab results bayes-matches   # bayes:3 against random, material:3, pst:3
     python -m chesslab results mcts-matches    # mcts:300 against the classic players
+    python -m chesslab results mcts-tuning     # MCTS settings on held-out labelled positions
+    python -m chesslab results network-steps   # what each step of a network's making bought
     python -m chesslab results mcts-head-to-head --a NEW.json --b OLD.json
 
 Long runs survive being stopped: ``parallel.resumable_map`` appends every finished job (a pair of

@@ -133,8 +133,8 @@ def match_name(spec_a: str, spec_b: str, games: int, seed: int) -> str:
 
 
 def _play_chunk(job) -> dict:
-    """``size`` games of player vs opponent from two of the arena's openings (chunk
-    ``index`` uses openings 2 index and 2 index + 1, seed ``index``)."""
+    """``size`` games of player vs opponent from two of ``matches.match.OPENINGS``
+    (chunk ``index`` uses openings 2 index and 2 index + 1, seed ``index``)."""
     player, opponent, index, size, max_plies = job
     openings = tuple(OPENINGS[(2 * index + k) % len(OPENINGS)] for k in range(2))
     start = time.perf_counter()
@@ -181,7 +181,7 @@ def bayes_matches(player: str = "bayes:3", opponents=("random", "material:3", "p
 
 
 def _play_mcts_match(job) -> dict:
-    """One pairing of mcts-matches: ``arena.match`` with the player's move times."""
+    """One pairing of mcts-matches: ``matches.match.match`` with the player's move times."""
     spec, opponent, games, max_plies, seed, network, tag = job
     player = make_player(spec, seed=seed, model=network)
     move_times = []
@@ -210,8 +210,8 @@ def mcts_matches(player: str = "mcts:300", opponents=("random", "material:2", "p
                  games: int = 20, max_plies: int = 200, seed: int = 0, network=None,
                  workers: int = 1, path=None, progress=True, describe: str | None = None) -> list:
     """``games`` games of the MCTS player (with ``network``, default the shipped one)
-    against each opponent (``arena.match``: colours alternate, each opening from both
-    sides). Each pairing is recorded in ``path`` (default mcts_matches.json) under the
+    against each opponent (``matches.match.match``: colours alternate, each opening
+    from both sides). Each pairing is recorded in ``path`` (default mcts_matches.json) under the
     SHA-256 of the network as soon as it is played; a pairing already there is skipped,
     so a stopped run resumes and a retrained network starts a fresh table. ``describe``
     notes what the network is (how it was trained) under "networks"."""

@@ -3,11 +3,12 @@
     NAME[:ARG][@SECONDSs]
 
 ``NAME`` is ``random``, ``minimax``, ``alphabeta``, an evaluator of the registry
-(``material``, ``pst``, ``nnue``, ...: the full search with that evaluation), ``mcts`` or
-``stockfish``. ``ARG`` is the search depth in plies, MCTS's simulations per move, or
-Stockfish's Elo (``stockfish:1500``) or skill level (``stockfish:skill=3``). ``@1s`` or
-``@0.5s`` limits the time per move. Examples: ``random``, ``material:3``, ``pst@1s``,
-``cnn:3@1s``, ``mcts:300``, ``stockfish:1350``.
+(``material``, ``pst``, ``nnue``, ...: the full search with that evaluation), ``mcts``,
+``policy`` (the policy-value network's most likely move, no search) or ``stockfish``.
+``ARG`` is the search depth in plies, MCTS's simulations per move, or Stockfish's Elo
+(``stockfish:1500``) or skill level (``stockfish:skill=3``). ``@1s`` or ``@0.5s`` limits
+the time per move. Examples: ``random``, ``material:3``, ``pst@1s``, ``cnn:3@1s``,
+``mcts:300``, ``policy``, ``stockfish:1350``.
 
 ``parse_spec`` reads one (with one clear line for anything it cannot read), ``str()`` of
 the result writes it back; ``matches.players.make_player`` builds the player.
@@ -26,7 +27,8 @@ __all__ = ["PlayerSpec", "parse_spec", "format_spec", "stockfish_spec", "max_dep
 
 _GRAMMAR = re.compile(r"^(?P<name>[a-z_][a-z0-9_]*)(?::(?P<arg>[^@]+))?"
                       r"(?:@(?P<secs>[^s@]+)s)?$")
-EXAMPLES = "examples: random, material:3, pst@1s, minimax:3, stockfish:1350, mcts:300"
+EXAMPLES = ("examples: random, material:3, pst@1s, minimax:3, alphabeta:4, stockfish:1350, "
+            "mcts:300, policy")
 
 #: Names that search with plain material and a named algorithm (an evaluator's name
 #: searches with "full").
@@ -35,8 +37,9 @@ SEARCH_ALGORITHMS = tuple(a for a in ALGORITHMS if a != "full")
 #: answer in a lesson's time (a time limit, e.g. pst@10s, searches as deep as it allows).
 MAX_DEPTH = dict(zip(ALGORITHMS, (5, 7, 10)))
 
-#: Stockfish on the board and in specs without a level: its skill level (0 is the
-#: weakest, 20 full strength) and its thinking time per move.
+#: Stockfish on the board without a level (``stockfish_spec()``): its skill level (0 is
+#: the weakest, 20 full strength); and its thinking time per move in any spec without
+#: ``@Ns``. The bare spec ``stockfish`` is ``stockfish:1350`` (an Elo, ``make_player``).
 STOCKFISH_SKILL = 3
 STOCKFISH_SECONDS = 0.1
 
