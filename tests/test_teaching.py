@@ -59,6 +59,35 @@ def test_alphabeta_cuts_and_agrees_inside_a_window():
     assert teaching.alphabeta(board.copy(), evaluator, 2, value + 1, value + 100) <= value + 1
 
 
+def test_alphabeta_minmax_bounds_hold_on_random_trees():
+    def minimax(tree, maximise):
+        if not isinstance(tree, list):
+            return tree
+        values = [minimax(child, not maximise) for child in tree]
+        return max(values) if maximise else min(values)
+
+    def subtree(tree, path):
+        for i in path:
+            tree = tree[i]
+        return tree
+
+    rng = random.Random(4)
+
+    def grow(depth):
+        if depth == 0 or rng.random() < 0.2:
+            return rng.randint(-9, 9)
+        return [grow(depth - 1) for _ in range(rng.randint(1, 4))]
+
+    for _ in range(200):
+        tree = grow(4)
+        trace = teaching.alphabeta_trace(tree)
+        assert trace[0]["value"] == minimax(tree, True) and trace[0]["bound"] == "exact"
+        for entry in trace:
+            true = minimax(subtree(tree, entry["path"]), entry["max"])
+            assert {"exact": true == entry["value"], "upper": true <= entry["value"],
+                    "lower": true >= entry["value"]}[entry["bound"]]
+
+
 def test_quiescence_agrees_with_the_searcher_on_material():
     # The real quiescence skips captures that lose material or cannot reach alpha:
     # with material scores that never changes the value.
