@@ -86,7 +86,7 @@ def _results_ladder(args):
 def _results_every_ladder(args):
     out = _results_out(args, "ladder")
     if args.rerate:
-        return _print_ladder(rerate_ladder(out), out)
+        return _print_ladder(rerate_ladder(out, "python -m chesslab results ladder"), out)
     _print_ladder(ladder.rate_every_player(args.seconds, args.games, args.anchor_elos,
                                            args.evaluators, args.workers, args.seed,
                                            args.max_plies, out, not args.quiet,

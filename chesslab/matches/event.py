@@ -331,13 +331,15 @@ def rate_pairs(specs, pairs: dict, anchors: dict, data: dict) -> dict:
                                                           "pairs", "anchors", "prior")}}
 
 
-def rerate_ladder(path=ANCHOR_PATH) -> dict:
+def rerate_ladder(path=ANCHOR_PATH,
+                  command: str = "python -m chesslab results event-ladder") -> dict:
     """Rate a stored ladder again from the per-pair results it keeps (no game is played)
-    and write it back: how ratings are fitted and printed may change, its games do not."""
+    and write it back: how ratings are fitted and printed may change, its games do not.
+    A file without them names ``command``, which plays the ladder again."""
     data = read_json(path, "ladder ratings")
     if "pairs" not in data or "anchors" not in data:
         raise ValueError(f"{path} keeps no per-pair results or anchors to rate again; play "
-                         f"the ladder with its command ({data.get('command') or 'results ladder'})")
+                         f"the ladder again with `{command}`")
     specs = [r["player"] for r in data["standings"]]
     order = {name: k for k, name in enumerate(
         name for key in data["pairs"] for name in key.split(" vs "))}
