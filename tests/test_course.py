@@ -18,7 +18,8 @@ nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbgrader", reason="the course commands need nbgrader: "
                                        "python -m pip install -r requirements-teacher.txt")
 
-from chesslab.course import exercises  # noqa: E402
+from chesslab.course.exercises import alphabeta  # noqa: E402
+from chesslab.course.exercises.minimax import perft  # noqa: E402
 from chesslab.course.grade import cell_points, feedback, grade, prepare  # noqa: E402
 from chesslab.course.release import (MARKERS, NOTEBOOKS_DIR, release,  # noqa: E402
                                      source_notebooks, with_solutions)
@@ -34,7 +35,6 @@ def _reference_functions():
     from chesslab.datasets import records
     from chesslab.evaluators.bayes import GaussianNB
     from chesslab.evaluators.handwritten import MaterialEvaluator
-    from chesslab.course import exercises_search
     from chesslab.evaluators.features import StandardScaler
     from chesslab.evaluators.policy_value import policy_value_loss
     from chesslab.matches.rating import elo_difference, wilson_interval
@@ -43,12 +43,12 @@ def _reference_functions():
     from chesslab.board.moves import piece_changes
     from chesslab.evaluators import neural, teaching as evaluator_teaching
     return [encoding.thesis_vector, encoding.planes14, nn.Dense.backward, nn.conv2d_naive,
-            nn.MaxPool2D.forward, records.sample_plies, exercises.perft, GameTree._back_up,
+            nn.MaxPool2D.forward, records.sample_plies, perft, GameTree._back_up,
             GameTree.alphabeta, teaching.quiesce, wilson_interval, GaussianNB.fit,
             MaterialEvaluator.evaluate, encoding.move_to_index, mcts.puct_select,
             neural.expected_score, neural.target_to_cp, piece_changes,
             evaluator_teaching.update_accumulator, nn.Residual.forward, nn.BatchNorm.forward,
-            teaching.backup, policy_value_loss, elo_difference, exercises_search.mvv_lva_order,
+            teaching.backup, policy_value_loss, elo_difference, alphabeta.mvv_lva_order,
             StandardScaler.fit]
 
 
@@ -130,8 +130,8 @@ def json_escaped(line):
 
 
 def test_a_planted_leak_would_be_seen():
-    line = _body_lines(exercises.check_quiesce)[0]
-    assert line in inspect.getsource(exercises)
+    line = _body_lines(alphabeta.check_quiesce)[0]
+    assert line in inspect.getsource(alphabeta)
 
 
 def test_the_command_line_releases_and_says_so(tmp_path, capsys):

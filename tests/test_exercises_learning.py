@@ -6,9 +6,10 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.course import exercises
-from chesslab.course.exercises_learning import (MATERIAL_BAR, design_inputs, nnue_move_cases,
-                                                small_nnue)
+from chesslab.course.exercises.design import MATERIAL_BAR, check_material_design, design_inputs
+from chesslab.course.exercises.networks import check_residual_forward
+from chesslab.course.exercises.nnue import check_accumulator_update, nnue_move_cases, small_nnue
+from chesslab.course.exercises.training import check_win_probability
 from chesslab.board.scores import material_balance
 from chesslab.course.checking import seeded_boards
 
@@ -28,16 +29,16 @@ def to_cp(p):
 
 
 def test_win_probability_right_wrong_and_stub(capsys):
-    assert exercises.check_win_probability(to_score, to_cp).ok
+    assert check_win_probability(to_score, to_cp).ok
     assert "all 200 cases agree" in capsys.readouterr().out
     tanh_target = lambda cp: np.tanh(np.asarray(cp, dtype=float) / 400)   # noqa: E731
-    assert not exercises.check_win_probability(tanh_target, to_cp, show=False).ok
+    assert not check_win_probability(tanh_target, to_cp, show=False).ok
     no_scale = lambda p: np.log(p / (1 - p))                              # noqa: E731
-    wrong = exercises.check_win_probability(to_score, no_scale, show=False)
+    wrong = check_win_probability(to_score, no_scale, show=False)
     assert not wrong.ok and "back from p" in wrong.first_failure
     per_pawn = lambda cp: 1 / (1 + np.exp(-np.asarray(cp, dtype=float) / 100))  # noqa: E731
-    assert not exercises.check_win_probability(per_pawn, to_cp, show=False).ok
-    result = exercises.check_win_probability(stub, stub)
+    assert not check_win_probability(per_pawn, to_cp, show=False).ok
+    result = check_win_probability(stub, stub)
     assert not result.attempted and "not attempted yet" in capsys.readouterr().out
 
 
@@ -72,8 +73,8 @@ def test_the_cases_hold_every_kind_of_move():
 
 @pytest.mark.parametrize("mistake", ["castling", "en passant", "promotion"])
 def test_accumulator_update_right_and_planted_mistakes(mistake):
-    assert exercises.check_accumulator_update(update, show=False).ok
-    wrong = exercises.check_accumulator_update(
+    assert check_accumulator_update(update, show=False).ok
+    wrong = check_accumulator_update(
         lambda e, a, b, m: update(e, a, b, m, skip=mistake), show=False)
     assert not wrong.ok and wrong.attempted and "accumulator" in wrong.first_failure
 
@@ -83,8 +84,8 @@ def test_accumulator_update_a_capture_forgotten_and_a_stub(capsys):
         if board.is_capture(move) and not board.is_en_passant(move):
             board.remove_piece_at(move.to_square)      # as if the square were empty
         return update(evaluator, acc, board, move)
-    assert not exercises.check_accumulator_update(no_capture, show=False).ok
-    assert not exercises.check_accumulator_update(stub).attempted
+    assert not check_accumulator_update(no_capture, show=False).ok
+    assert not check_accumulator_update(stub).attempted
     assert "accumulator update: not attempted yet" in capsys.readouterr().out
 
 
@@ -109,13 +110,13 @@ def residual(x, block, relu_before_add=False, no_eps=False):
 
 
 def test_residual_forward_right_wrong_and_stub(capsys):
-    assert exercises.check_residual_forward(residual, show=False).ok
-    wrong = exercises.check_residual_forward(
+    assert check_residual_forward(residual, show=False).ok
+    wrong = check_residual_forward(
         lambda x, b: residual(x, b, relu_before_add=True), show=False)
     assert not wrong.ok and "output" in wrong.first_failure
     no_skip = lambda x, b: residual(x, b) - x                           # noqa: E731
-    assert not exercises.check_residual_forward(no_skip, show=False).ok
-    assert not exercises.check_residual_forward(stub).attempted
+    assert not check_residual_forward(no_skip, show=False).ok
+    assert not check_residual_forward(stub).attempted
     assert "residual block: not attempted yet" in capsys.readouterr().out
 
 
@@ -130,13 +131,24 @@ def test_a_good_design_passes_and_the_thesis_design_is_far_from_the_bar(material
     boards, y = material_task
     good = {"inputs": "pieces", "topology": [768, 1], "activation": "sigmoid", "lr": 0.01,
             "epochs": 30, "batch": 32}
-    result = exercises.check_material_design(lambda: good, boards, y)
+    result = check_material_design(lambda: good, boards, y)
     assert result.ok and "passed" in capsys.readouterr().out
     thesis = {"inputs": "thesis", "topology": [64, 64, 64, 1], "activation": "sigmoid",
               "lr": 0.001, "epochs": 20, "batch": 32}
-    result = exercises.check_material_design(lambda: thesis, boards, y)
+    result = check_material_design(lambda: thesis, boards, y)
     assert not result.ok and min(result.errors) > MATERIAL_BAR
     assert "times it" in capsys.readouterr().out
+
+
+def test_an_undertrained_design_is_told_so(material_task):
+    """The right idea at too small a learning rate: the line shows the training error,
+    and that it is above the bar (undertrained), not only that validation failed."""
+    boards, y = material_task
+    slow = {"inputs": "pieces", "topology": [768, 1], "activation": "sigmoid", "lr": 0.001,
+            "epochs": 30, "batch": 32}
+    result = check_material_design(lambda: slow, boards, y, seeds=(0,), show=False)
+    assert not result.ok and min(result.training_errors) > MATERIAL_BAR
+    assert "undertrained (training error " in str(result) and "above the bar" in str(result)
 
 
 def test_a_design_that_breaks_the_rules_or_is_not_written(material_task, capsys):
@@ -145,11 +157,12 @@ def test_a_design_that_breaks_the_rules_or_is_not_written(material_task, capsys)
     for change, said in (({"epochs": 200}, "at most 30 epochs"),
                          ({"inputs": "material"}, "inputs must be one of"),
                          ({"topology": [64, 1]}, "must start with 768"),
-                         ({"topology": [768, 200, 1]}, "the budget is")):
-        result = exercises.check_material_design(lambda: {**base, **change}, boards, y,
+                         ({"topology": [768, 200, 1]}, "the budget is"),
+                         ({"batch": 4}, "a batch of at least 16")):
+        result = check_material_design(lambda: {**base, **change}, boards, y,
                                                  show=False)
         assert not result.ok and said in result.first_failure, said
-    assert not exercises.check_material_design(stub, boards, y).attempted
+    assert not check_material_design(stub, boards, y).attempted
     assert "material design: not attempted yet" in capsys.readouterr().out
 
 

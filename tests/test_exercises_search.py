@@ -1,4 +1,4 @@
-"""The checkers of notebooks 07-12 (chesslab.course.exercises_search): a right answer
+"""The checkers of notebooks 07-12 (chesslab.course.exercises): a right answer
 passes, a typical mistake is caught, an untouched stub is "not attempted"."""
 import math
 
@@ -6,7 +6,11 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.course import exercises
+from chesslab.course.exercises.alphabeta import check_mvv_lva, mvv_lva_rule_boards
+from chesslab.course.exercises.alphazero import check_gate, check_value_targets
+from chesslab.course.exercises.bayes import check_nb_features, check_standardise
+from chesslab.course.exercises.matches import check_beats_material, check_elo_difference
+from chesslab.course.exercises.mcts import check_alphazero_loss, check_mcts_backup
 
 VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500,
           chess.QUEEN: 900, chess.KING: 2000}
@@ -32,10 +36,43 @@ def _mvv_lva(board, attacker_first=False):
 
 
 def test_mvv_lva_checker():
-    assert exercises.check_mvv_lva(_mvv_lva, show=False).ok
-    planted = exercises.check_mvv_lva(lambda b: _mvv_lva(b, attacker_first=True), show=False)
+    assert check_mvv_lva(_mvv_lva, show=False).ok
+    planted = check_mvv_lva(lambda b: _mvv_lva(b, attacker_first=True), show=False)
     assert not planted.ok and "instead of" in planted.first_failure
-    _not_attempted(exercises.check_mvv_lva)
+    _not_attempted(check_mvv_lva)
+
+
+def _mvv_lva_breaking(rule):
+    """``_mvv_lva`` with one rule of the exercise broken."""
+    def mine(board):
+        def key(move):
+            victim = board.piece_type_at(move.to_square)
+            if rule != "en passant":
+                victim = victim or chess.PAWN
+            attacker = VALUES[board.piece_type_at(move.from_square)]
+            if rule == "king" and board.piece_type_at(move.from_square) == chess.KING:
+                attacker = 0
+            extra = VALUES[move.promotion] if move.promotion and rule != "promotion" else 0
+            return 10 * VALUES[victim] - attacker + extra
+        captures = list(board.generate_legal_captures())
+        if rule == "ties":
+            captures.reverse()
+        return sorted(captures, key=lambda m: -key(m))
+    return mine
+
+
+@pytest.mark.parametrize("seed", [0, 120])             # the visible and the hidden cases
+def test_every_rule_of_mvv_lva_is_tried_in_visible_and_hidden_cases(seed):
+    """A version that crashes on en passant, ignores the promotion, treats the king as
+    worth nothing or breaks ties its own way gets no point, with a line naming the case."""
+    crash = check_mvv_lva(_mvv_lva_breaking("en passant"), seed=seed, show=False)
+    assert not crash.ok and crash.first_failure.startswith("raised KeyError: None (called "
+                                                           "with board '")
+    for rule in ("promotion", "king", "ties"):
+        assert not check_mvv_lva(_mvv_lva_breaking(rule), seed=seed, show=False).ok, rule
+    boards = mvv_lva_rule_boards(seed)
+    assert any(b.has_legal_en_passant() for b in boards)
+    assert any(m.promotion for b in boards for m in b.generate_legal_captures())
 
 
 def _elo(score):
@@ -47,14 +84,14 @@ def _elo(score):
 
 
 def test_elo_difference_checker():
-    assert exercises.check_elo_difference(_elo, show=False).ok
-    natural_log = exercises.check_elo_difference(
+    assert check_elo_difference(_elo, show=False).ok
+    natural_log = check_elo_difference(
         lambda s: _elo(s) if s in (0, 1) else -400 * math.log(1 / s - 1), show=False)
     assert not natural_log.ok
-    no_infinity = exercises.check_elo_difference(
+    no_infinity = check_elo_difference(
         lambda s: None if s in (0, 1) else _elo(s), show=False)
     assert not no_infinity.ok and "no finite Elo" in no_infinity.first_failure
-    _not_attempted(exercises.check_elo_difference)
+    _not_attempted(check_elo_difference)
 
 
 def _standardise(X_train, X_test, own_test_stats=False):
@@ -67,13 +104,13 @@ def _standardise(X_train, X_test, own_test_stats=False):
 
 
 def test_standardise_checker():
-    assert exercises.check_standardise(_standardise, show=False).ok
-    leak = exercises.check_standardise(lambda a, b: _standardise(a, b, True), show=False)
+    assert check_standardise(_standardise, show=False).ok
+    leak = check_standardise(lambda a, b: _standardise(a, b, True), show=False)
     assert not leak.ok
     def divides_by_zero(a, b):
         return (a - a.mean(0)) / a.std(0), (b - a.mean(0)) / a.std(0)
-    assert not exercises.check_standardise(divides_by_zero, show=False).ok
-    _not_attempted(exercises.check_standardise)
+    assert not check_standardise(divides_by_zero, show=False).ok
+    _not_attempted(check_standardise)
 
 
 def _backup(path, value, flip=True):
@@ -85,8 +122,8 @@ def _backup(path, value, flip=True):
 
 
 def test_mcts_backup_checker():
-    assert exercises.check_mcts_backup(_backup, show=False).ok
-    no_flip = exercises.check_mcts_backup(lambda p, v: _backup(p, v, flip=False), show=False)
+    assert check_mcts_backup(_backup, show=False).ok
+    no_flip = check_mcts_backup(lambda p, v: _backup(p, v, flip=False), show=False)
     assert not no_flip.ok and "W" in no_flip.first_failure
 
     def flips_after_adding(path, value):
@@ -94,8 +131,8 @@ def test_mcts_backup_checker():
             node.N[a] += 1
             node.W[a] += value
             value = -value
-    assert not exercises.check_mcts_backup(flips_after_adding, show=False).ok
-    _not_attempted(exercises.check_mcts_backup)
+    assert not check_mcts_backup(flips_after_adding, show=False).ok
+    _not_attempted(check_mcts_backup)
 
 
 def _loss(logits, v, pi, z, mask, weights, c, sum_policy=False):
@@ -110,16 +147,16 @@ def _loss(logits, v, pi, z, mask, weights, c, sum_policy=False):
 
 
 def test_alphazero_loss_checker():
-    assert exercises.check_alphazero_loss(_loss, cases=6, show=False).ok
-    summed = exercises.check_alphazero_loss(lambda *a: _loss(*a, sum_policy=True), cases=6,
+    assert check_alphazero_loss(_loss, cases=6, show=False).ok
+    summed = check_alphazero_loss(lambda *a: _loss(*a, sum_policy=True), cases=6,
                                             show=False)
     assert not summed.ok and "policy" in summed.first_failure
 
     def half_l2(*args):
         value, policy, l2 = _loss(*args)
         return value, policy, l2 / 2
-    assert not exercises.check_alphazero_loss(half_l2, cases=6, show=False).ok
-    _not_attempted(exercises.check_alphazero_loss, cases=2)
+    assert not check_alphazero_loss(half_l2, cases=6, show=False).ok
+    _not_attempted(check_alphazero_loss, cases=2)
 
 
 def _targets(result, turns, whites_view=False):
@@ -128,10 +165,10 @@ def _targets(result, turns, whites_view=False):
 
 
 def test_value_targets_checker():
-    assert exercises.check_value_targets(_targets, show=False).ok
-    planted = exercises.check_value_targets(lambda r, t: _targets(r, t, True), show=False)
+    assert check_value_targets(_targets, show=False).ok
+    planted = check_value_targets(lambda r, t: _targets(r, t, True), show=False)
     assert not planted.ok and "Black to move" in planted.first_failure
-    _not_attempted(exercises.check_value_targets)
+    _not_attempted(check_value_targets)
 
 
 def _gate(wins, draws, losses, at_least=False, z=1.96):
@@ -144,14 +181,14 @@ def _gate(wins, draws, losses, at_least=False, z=1.96):
 
 
 def test_gate_checker():
-    assert exercises.check_gate(_gate, show=False).ok
-    at_least = exercises.check_gate(lambda w, d, l: _gate(w, d, l, at_least=True), show=False)
+    assert check_gate(_gate, show=False).ok
+    at_least = check_gate(lambda w, d, l: _gate(w, d, l, at_least=True), show=False)
     assert not at_least.ok and "accepted=True" in at_least.first_failure
 
     def draws_as_losses(w, d, l):
         return _gate(w, 0, l + d)
-    assert not exercises.check_gate(draws_as_losses, show=False).ok
-    _not_attempted(exercises.check_gate)
+    assert not check_gate(draws_as_losses, show=False).ok
+    _not_attempted(check_gate)
 
 
 def _centralised(board):
@@ -166,11 +203,11 @@ def _centralised(board):
 
 
 def test_beats_material_checker_plays_and_measures():
-    good = exercises.check_beats_material(_centralised, games=4, show=False)
+    good = check_beats_material(_centralised, games=4, show=False)
     assert good.ok, good
     assert "points" in str(good) and "passes the bar" in str(good)
-    assert not exercises.check_beats_material(lambda b: 0, games=2, show=False).ok
-    _not_attempted(exercises.check_beats_material, games=2)
+    assert not check_beats_material(lambda b: 0, games=2, show=False).ok
+    _not_attempted(check_beats_material, games=2)
 
 
 @pytest.fixture(scope="module")
@@ -188,8 +225,8 @@ def nb_data():
 
 def test_nb_features_checker_measures_against_the_bar(nb_data):
     X_train, y_train, X_test, y_test = nb_data
-    good = exercises.check_nb_features(lambda X: X[:, [0, 1]], *nb_data, show=False)
+    good = check_nb_features(lambda X: X[:, [0, 1]], *nb_data, show=False)
     assert good.ok and "log-loss" in str(good)
-    copies = exercises.check_nb_features(lambda X: X[:, [0, 2]], *nb_data, show=False)
+    copies = check_nb_features(lambda X: X[:, [0, 2]], *nb_data, show=False)
     assert not copies.ok and "above it" in copies.first_failure
-    _not_attempted(exercises.check_nb_features, *nb_data)
+    _not_attempted(check_nb_features, *nb_data)

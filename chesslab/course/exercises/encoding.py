@@ -1,0 +1,54 @@
+"""Checkers of the board and move encodings: notebook 01 (the thesis's 64 numbers, the 14
+planes) and notebook 11 (a move's policy index).
+
+Like every checker, each runs the student's function and chesslab's own code on seeded
+cases, prints one line (how many cases agree, the first that does not, shown so it can be
+reproduced) and returns a ``CheckResult``; the reference is switched off while the
+student's function runs (``checking.own_work``).
+"""
+from __future__ import annotations
+
+import chess
+import numpy as np
+
+from chesslab.board.encoding import PROMOTION_PAIRS, move_to_index, planes14, thesis_vector
+from chesslab.course.checking import CheckResult, close_arrays, own_work, run_cases, seeded_boards
+
+
+def check_thesis_vector(fn, cases: int = 200, seed: int = 0, show=True) -> CheckResult:
+    """``fn(board) -> 64 numbers`` (K=7 Q=5 B=4 N=3 R=2 P=1, negative for Black, index 0
+    = a8) against ``chesslab.board.encoding.thesis_vector``, on random positions."""
+    fn = own_work(fn, thesis_vector)
+
+    def compare(board):
+        problem = close_arrays(np.asarray(fn(board.copy())).reshape(-1), thesis_vector(board),
+                         "square")
+        return problem and f"{problem} in {board.fen()}"
+    return run_cases("thesis_vector", seeded_boards(cases, seed), compare, show)
+
+
+def check_planes14(fn, cases: int = 100, seed: int = 1, show=True) -> CheckResult:
+    """``fn(board) -> (14, 8, 8)``: 6 White piece planes (P N B R Q K), 6 Black, then the
+    squares White's and Black's moves go to; row 0 = rank 8. Against ``encoding.planes14``."""
+    fn = own_work(fn, planes14)
+
+    def compare(board):
+        problem = close_arrays(fn(board.copy()), planes14(board), "plane, row, column")
+        return problem and f"{problem} in {board.fen()}"
+    return run_cases("planes14", seeded_boards(cases, seed), compare, show)
+
+
+def check_move_to_index(fn, cases: int = 60, seed: int = 8, show=True) -> CheckResult:
+    """``fn(move) -> 0..4271``: ``from*64 + to`` (a1 = 0), or 4096 + 4 * (promotion pair)
+    + (N, B, R, Q = 0..3) with the pairs of ``encoding.PROMOTION_PAIRS``. Against
+    ``encoding.move_to_index`` on every legal move of random positions and every
+    promotion."""
+    fn = own_work(fn, move_to_index)
+    moves = {m for board in seeded_boards(cases, seed) for m in board.legal_moves}
+    moves |= {chess.Move(f, t, promotion=p) for f, t in PROMOTION_PAIRS
+              for p in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)}
+
+    def compare(move):
+        mine, want = fn(move), move_to_index(move)
+        return None if mine == want else f"{move.uci()}: you give {mine}, expected {want}"
+    return run_cases("move_to_index", sorted(moves, key=move_to_index), compare, show)

@@ -1,0 +1,65 @@
+"""Checkers of notebook 06: counting a game tree (perft) and minimax."""
+from __future__ import annotations
+
+import chess
+
+from chesslab.course.checking import CheckResult, own_work, run_cases, seeded_boards
+from chesslab.evaluators.handwritten import MaterialEvaluator
+from chesslab.search import teaching
+from chesslab.search.tree import GameTree
+
+
+def perft(board: chess.Board, depth: int) -> int:
+    """Leaf positions ``depth`` plies below ``board``: the size of a full game tree."""
+    if depth == 0:
+        return 1
+    total = 0
+    for move in board.legal_moves:
+        board.push(move)
+        total += perft(board, depth - 1)
+        board.pop()
+    return total
+
+
+def _quiet_trees(count, seed, depth):
+    """Random positions whose depth-``depth`` tree has no mate, stalemate or draw."""
+    material = MaterialEvaluator()
+    found = []
+    for board in seeded_boards(count * 3, seed):
+        tree = GameTree(board, material, depth)
+        if all(n.ply == depth for n in tree.nodes() if not n.children):
+            found.append((board, depth, tree))
+        if len(found) == count:
+            break
+    return found
+
+
+def check_perft(fn, cases: int = 20, seed: int = 2, show=True) -> CheckResult:
+    """``fn(board, depth) -> int``: how many positions lie ``depth`` plies below."""
+    fn = own_work(fn, perft)
+    settings = [(chess.Board(), 3)] + [(board, 1 + i % 2)
+                                       for i, board in enumerate(seeded_boards(cases - 1, seed))]
+
+    def compare(setting):
+        board, depth = setting
+        mine, want = fn(board.copy(), depth), perft(board.copy(), depth)
+        return None if mine == want else \
+            f"depth {depth}: you count {mine}, expected {want} in {board.fen()}"
+    return run_cases("perft", settings, compare, show)
+
+
+def check_minimax(fn, cases: int = 12, seed: int = 3, show=True) -> CheckResult:
+    """``fn(board, depth, evaluate) -> value``, White's view: White takes the largest
+    child value, Black the smallest, ``evaluate(board)`` at depth 0. Against
+    ``tree.GameTree`` on positions with no mate or draw inside the tree (depths 1-2)."""
+    evaluate = MaterialEvaluator().evaluate
+    fn = own_work(fn, GameTree.minimax, GameTree._back_up, teaching.negamax)
+
+    def compare(case):
+        board, depth, tree = case
+        tree.minimax()
+        mine = fn(board.copy(), depth, evaluate)
+        return None if mine == tree.root.value else \
+            f"depth {depth}: you return {mine}, minimax gives {tree.root.value} in {board.fen()}"
+    trees = [t for i in range(2) for t in _quiet_trees(cases // 2, seed + i, 1 + i)]
+    return run_cases("minimax", trees, compare, show)
