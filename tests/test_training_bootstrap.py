@@ -1,4 +1,4 @@
-"""chesslab.training.pretraining: the supervised start of the policy-value network from game records
+"""chesslab.training.bootstrap: the supervised start of the policy-value network from game records
 (the code that trained the shipped network): training rows, the held-out split, a
 resumable run."""
 import io
@@ -9,8 +9,8 @@ import chess.pgn
 import numpy as np
 import pytest
 
-from chesslab.training import pretraining as bootstrap_module
-from chesslab.training.pretraining import bootstrap, game_samples, split_games
+from chesslab.training import bootstrap as bootstrap_module
+from chesslab.training.bootstrap import bootstrap, game_samples, split_games
 from chesslab.datasets.positions import position_key
 from chesslab.board.encoding import move_to_index
 

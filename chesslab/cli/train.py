@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chesslab.training import naive_bayes as nb_training
 from chesslab.training import pipeline as training
-from chesslab.training.pretraining import bootstrap
+from chesslab.training.bootstrap import bootstrap
 from chesslab.training.supervised import recalibrate_file, train_supervised
 from chesslab.cli.common import (COUNT, at_least, check_outputs, defaults_from, game_sample_args,
                                  positive, workers_args)

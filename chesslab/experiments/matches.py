@@ -20,7 +20,7 @@ from chesslab.matches.match import OPENINGS, MatchResult, match, read_record
 from chesslab.matches.players import make_player, model_tag
 from chesslab.search.mcts import DEFAULT_MODEL
 from chesslab.training.pipeline import load, split
-from chesslab.training.pretraining import shipped_game_split
+from chesslab.training.bootstrap import shipped_game_split
 
 
 def held_out_openings(count: int, plies: int = 8, seed: int = 0,
