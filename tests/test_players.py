@@ -31,6 +31,8 @@ def test_stockfish_is_named_with_its_time_per_move():
         assert (fast.name, usual.name) == ("stockfish:1350@0.02s", "stockfish:1350")
         game = play_game(fast, make_player("random"), max_plies=2)
     assert game.headers["White"] == "stockfish:1350@0.02s"
+    with StockfishPlayer(skill=2, time_limit=0.05) as made:        # not from a spec
+        assert made.name == "stockfish:skill=2@0.05s"
 
 
 @pytest.mark.parametrize("spec, message", [

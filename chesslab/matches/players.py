@@ -228,8 +228,9 @@ def make_player(spec, seed: int = 0, model=None) -> Player:
         seconds = time_limit if time_limit is not None else STOCKFISH_SECONDS
         if arg and arg.startswith("skill="):
             level = PlayerSpec("stockfish", arg[6:]).number
-            return StockfishPlayer(skill=level, time_limit=seconds, seed=seed)
-        return StockfishPlayer(elo=parsed.number or 1350, time_limit=seconds, seed=seed)
+            return StockfishPlayer(skill=level, time_limit=seconds, seed=seed, name=str(parsed))
+        return StockfishPlayer(elo=parsed.number or 1350, time_limit=seconds, seed=seed,
+                               name=str(parsed))
     if name == "mcts":
         return mcts_player(parsed.number, time_limit, seed=seed, name=str(parsed), model=model)
     if name == "policy":
