@@ -8,7 +8,7 @@ import pytest
 
 from chesslab.evaluators.registry import EVALUATORS, load_evaluator
 from chesslab.base.files import MODELS_DIR
-from chesslab.evaluators import neural as networks
+from chesslab.evaluators import neural
 from chesslab.evaluators.neural import (PERSPECTIVES, TARGET_KINDS, NetworkEvaluator, cp_to_target,
                                encode_boards, target_to_cp)
 from chesslab.nn import ANN, Sigmoid, thesis_ann
@@ -140,19 +140,19 @@ def test_logit_and_prob_targets_live_in_win_probability_space():
     cp = np.array([-1500, -400, -50, 0, 30, 400, 1500])
     np.testing.assert_allclose(target_to_cp(cp_to_target(cp, "logit"), "logit"), cp)
     np.testing.assert_allclose(target_to_cp(cp_to_target(cp, "prob"), "prob"), cp, atol=1e-6)
-    p = networks.training_target(cp, "logit")          # what sigmoid_mse compares with
+    p = neural.training_target(cp, "logit")          # what sigmoid_mse compares with
     np.testing.assert_allclose(p, 1 / (1 + np.exp(-cp / 400)))
-    assert p[3] == 0.5 and networks.loss_for("logit").__name__ == "sigmoid_mse"
-    assert networks.loss_for("tanh").__name__ == "mse"
+    assert p[3] == 0.5 and neural.loss_for("logit").__name__ == "sigmoid_mse"
+    assert neural.loss_for("tanh").__name__ == "mse"
 
 
 def test_target_kind_follows_the_output_layer_and_the_training_target():
     linear, squashed = ANN.from_topology([64, 4, 1]), ANN.from_topology([64, 4, 1])
     squashed.layers.append(Sigmoid())
-    assert [networks.target_kind(m, "tanh") for m in (linear, squashed)] == ["tanh", "unit"]
-    assert [networks.target_kind(m, "wdl") for m in (linear, squashed)] == ["logit", "prob"]
+    assert [neural.target_kind(m, "tanh") for m in (linear, squashed)] == ["tanh", "unit"]
+    assert [neural.target_kind(m, "wdl") for m in (linear, squashed)] == ["logit", "prob"]
     with pytest.raises(ValueError, match="unknown target"):
-        networks.target_kind(linear, "mse")
+        neural.target_kind(linear, "mse")
 
 
 def test_a_wider_wdl_scale_is_the_same_loss_with_its_gradient_scaled():
@@ -161,8 +161,8 @@ def test_a_wider_wdl_scale_is_the_same_loss_with_its_gradient_scaled():
     rng = np.random.default_rng(0)
     z = rng.normal(size=(6, 1))
     cp = rng.normal(scale=600, size=6)
-    loss = networks.loss_for("logit", 800.0)
-    target = networks.training_target(cp, "logit", 800.0).reshape(-1, 1)
+    loss = neural.loss_for("logit", 800.0)
+    target = neural.training_target(cp, "logit", 800.0).reshape(-1, 1)
     np.testing.assert_allclose(target[:, 0], 1 / (1 + np.exp(-cp / 800)))
     value, grad = loss(z, target)
     eps = 1e-6
@@ -172,4 +172,4 @@ def test_a_wider_wdl_scale_is_the_same_loss_with_its_gradient_scaled():
         down[i] -= eps
         numeric = (loss(up, target)[0] - loss(down, target)[0]) / (2 * eps)
         assert abs(numeric - grad[i, 0]) < 1e-6 * max(1.0, abs(numeric))
-    assert value > 0 and networks.loss_for("logit", 400.0).__name__ == "sigmoid_mse"
+    assert value > 0 and neural.loss_for("logit", 400.0).__name__ == "sigmoid_mse"
