@@ -1,0 +1,198 @@
+"""The student's release stands alone: its own wheel (code and the data the notebooks
+read), a requirements.txt, no answer anywhere, and a new virtual environment built from
+a copy of the folder runs a notebook; the package imports the same from any folder.
+
+The two venv tests (marked slow) let the new environment see the packages of the one
+running the tests (a .pth line), so that pip finds the pinned dependencies installed
+instead of downloading JupyterLab: chesslab itself is installed into the new
+environment and imported from there. Set CHESSLAB_FRESH_VENV=1 for an environment that
+sees nothing but what ``pip install -r requirements.txt`` puts in it (slower: every
+dependency is installed).
+"""
+import os
+import shutil
+import site
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+pytest.importorskip("nbgrader", reason="the course commands need nbgrader: "
+                                       "python -m pip install -r requirements-teacher.txt")
+
+from chesslab.base.files import DATA_DIR  # noqa: E402
+from chesslab.course.release import (REPO_DIR, SHIPPED_DATA, TEACHER_TAG,  # noqa: E402
+                                     _pins, answer_leaks, answer_regions, release,
+                                     source_notebooks, student_version)
+
+FIRST = "01_board_encoding"
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    out = tmp_path_factory.mktemp("class")
+    return out, release(out)
+
+
+def _wheel(folder) -> Path:
+    [wheel] = folder.glob("chesslab-*.whl")
+    return wheel
+
+
+@pytest.mark.slow
+def test_the_release_is_notebooks_a_wheel_and_requirements_and_nothing_more(released):
+    out, written = released
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert sorted(p.relative_to(out).as_posix() for p in written) == files
+    wheel = _wheel(out)
+    tops = {f.split("/")[0] for f in files}
+    assert tops == {"notebooks", "figures", "requirements.txt", wheel.name}
+    assert [f for f in files if f.endswith(".ipynb")] == [
+        f"notebooks/{p.name}" for p in source_notebooks()]
+    assert not [f for f in files if "TEACHING" in f or "policy_labels" in f]
+    lines = [line for line in (out / "requirements.txt").read_text().splitlines()
+             if not line.startswith("#")]
+    pins = _pins(REPO_DIR / "requirements.txt")
+    assert lines[0] == f"./{wheel.name}"
+    assert lines[1:] == [pins[name] for name in ("numpy", "chess", "matplotlib", "ipywidgets",
+                                                  "tqdm", "jupyterlab")]
+    assert str(REPO_DIR) not in (out / "requirements.txt").read_text()
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+    shipped = {f"chesslab/data/{p.relative_to(DATA_DIR).as_posix()}" for pattern in SHIPPED_DATA
+               for p in DATA_DIR.glob(pattern)}
+    assert {n for n in names if n.startswith("chesslab/data/")} == shipped
+    assert "chesslab/data/models/policy_value.json" in shipped
+    modules = {p.relative_to(REPO_DIR).as_posix() for p in (REPO_DIR / "chesslab").rglob("*.py")}
+    assert modules <= names                              # the whole package
+    assert not [n for n in names if n.startswith(("notebooks/", "tests/", "data/"))
+                or "TEACHING" in n or n.endswith(".ipynb")]
+
+
+@pytest.mark.slow
+def test_no_marker_and_no_solution_text_in_the_release_or_its_wheel(released, tmp_path):
+    out, written = released
+    regions = answer_regions()
+    assert len(regions) > 50 and sum(w.endswith("(solution)") for w, _ in regions) > 25
+    assert answer_leaks(written) == []
+    # a planted answer is seen: a solution region's text put into a module of the wheel
+    where, lines = next(r for r in regions if len(r[1]) >= 4 and r[0].endswith("(solution)"))
+    planted = tmp_path / _wheel(out).name
+    shutil.copyfile(_wheel(out), planted)
+    with zipfile.ZipFile(planted, "a") as z:
+        z.writestr("chesslab/leak.py", "def f():\n    " + "\n    ".join(lines) + "\n")
+    assert answer_leaks([planted]) == [f"{planted.name}:chesslab/leak.py holds the text of "
+                                       f"{where}"]
+
+
+def test_a_planted_marker_or_answer_key_is_seen(tmp_path):
+    module = tmp_path / "x.py"
+    module.write_text('MARKER = "BEGIN SOLUTION"   # naming it is fine\n')
+    assert answer_leaks([module]) == []
+    module.write_text("def f():\n    ### BEGIN SOLUTION\n    return 1\n")
+    assert answer_leaks([module]) == ["x.py holds a marker line '### BEGIN SOLUTION'"]
+    key = tmp_path / "TEACHING_ANSWERS.md"
+    key.write_text("answers")
+    assert answer_leaks([key]) == ["TEACHING_ANSWERS.md is the teacher's"]
+
+
+def test_cells_tagged_teacher_are_dropped_from_the_student_copy():
+    nb = nbformat.read(source_notebooks()[0], as_version=4)
+    shown = nbformat.v4.new_code_cell("import inspect\nprint(inspect.getsource(len))",
+                                      metadata={"tags": [TEACHER_TAG]})
+    kept = nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["other"]})
+    nb.cells[1:1] = [shown, kept]
+    student = student_version(nb)
+    sources = [c.source for c in student.cells]
+    assert shown.source not in sources and kept.source in sources
+    assert len(student.cells) == len(nb.cells) - 1
+
+
+def _venv(folder: Path) -> Path:
+    """A new virtual environment; it also sees this environment's packages unless
+    CHESSLAB_FRESH_VENV is set (see the module docstring). Returns its python."""
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+    python = folder / "bin" / "python"
+    if not os.environ.get("CHESSLAB_FRESH_VENV"):
+        purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig."
+                                  "get_paths()['purelib'])"], capture_output=True, text=True,
+                                 check=True).stdout.strip()
+        # plain path lines: the .pth files of those folders (this checkout's editable
+        # install among them) are not read, so the repository is not on the new path
+        Path(purelib, "outer_packages.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    return python
+
+
+def _clean_env(venv: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV",
+                                                                   "JUPYTER"))}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["VIRTUAL_ENV"] = str(venv)
+    return env
+
+
+@pytest.mark.slow
+def test_a_new_venv_installs_the_copied_release_and_runs_a_notebook(released, tmp_path):
+    course = tmp_path / "course"
+    shutil.copytree(released[0], course)
+    venv = tmp_path / "venv"
+    python = _venv(venv)
+    env = _clean_env(venv)
+    pip = subprocess.run([python, "-m", "pip", "install", "-q", "-r", "requirements.txt"],
+                         cwd=course, env=env, capture_output=True, text=True)
+    assert pip.returncode == 0, pip.stderr[-2000:]
+    where = subprocess.run([python, "-c", "import chesslab, chesslab.base.files as f; "
+                            "print(chesslab.__file__); print(f.MODELS_DIR)"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    package, models = map(Path, where.stdout.split())
+    assert venv in package.parents and package.parent.parent.name == "site-packages"
+    assert models == package.parent / "data" / "models"
+    # notebook 01 top to bottom in the course folder, on the venv's kernel (nbconvert as
+    # a module of the venv's python: `jupyter nbconvert` would run the script of the
+    # environment it sees); a last cell says which python and which chesslab the kernel used
+    notebook = course / "notebooks" / f"{FIRST}.ipynb"
+    nb = nbformat.read(notebook, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import sys, chesslab\nprint(sys.executable)\nprint(chesslab.__file__)"))
+    nbformat.write(nb, notebook)
+    run = subprocess.run([python, "-m", "nbconvert", "--to", "notebook", "--execute",
+                          "--inplace", "--ExecutePreprocessor.timeout=120", notebook.name],
+                         cwd=notebook.parent, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    done = nbformat.read(notebook, as_version=4)
+    outputs = [o for c in done.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    said = [o.text for c in done.cells if c.metadata.get("nbgrader", {}).get("grade")
+            for o in c.outputs if o.output_type == "stream"]
+    assert len(said) == 2 and all("not attempted yet" in text for text in said)
+    kernel_python, kernel_package = done.cells[-1].outputs[0].text.split()
+    assert Path(kernel_python).parent == venv / "bin" and Path(kernel_package) == package
+
+
+@pytest.mark.slow
+def test_the_package_imports_from_the_folder_that_holds_the_clone(tmp_path):
+    """A clone named chesslab, installed editable, and ``python -m chesslab`` run from
+    the folder that holds it: the package is found, not the clone as a namespace."""
+    clone = tmp_path / "chesslab"
+    shutil.copytree(REPO_DIR / "chesslab", clone / "chesslab",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copyfile(REPO_DIR / name, clone / name)
+    venv = tmp_path / "venv"
+    python = _venv(venv)
+    env = _clean_env(venv)
+    pip = subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "-e", str(clone)],
+                         cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert pip.returncode == 0, pip.stderr[-2000:]
+    for folder in (tmp_path, clone, tmp_path.parent):
+        run = subprocess.run([python, "-m", "chesslab", "--help"], cwd=folder, env=env,
+                             capture_output=True, text=True)
+        assert run.returncode == 0 and "usage: python -m chesslab" in run.stdout, run.stderr
+        where = subprocess.run([python, "-c", "import chesslab.figures as f; "
+                                "print(f.__file__); print(f.make_figures.__name__)"],
+                               cwd=folder, env=env, capture_output=True, text=True)
+        assert where.stdout.split() == [str(clone / "chesslab" / "figures" / "__init__.py"),
+                                        "make_figures"], where.stderr
