@@ -49,7 +49,7 @@ FACTS = [
     (r"h8 = 63", "python-chess numbers the squares a1 = 0, b1 = 1, ..., h8 = 63 "
      "(chess.SQUARES)"),
     (r"learning rate 0\.001", "the thesis (seed 000): 'learning rate ... equal to $0.001$'"),
-    (r"20 legal moves at the start|one ply from the start, 400 after two, 8,902 after three",
+    (r"about 20× more positions for every extra ply from the start|20 legal moves at the start|one ply from the start, 400 after two, 8,902 after three",
      "rule of chess: perft from the initial position is 20, 400, 8,902"),
     (r"75-move rule", "rule of chess: FIDE Laws of Chess, article 9.6.2 (75 moves)"),
     (r"50-move rule|fifty-move", "rule of chess: FIDE Laws of Chess, article 9.3 (50 moves)"),
@@ -143,7 +143,7 @@ def exempt_spans(text: str) -> list[tuple[int, int]]:
         r"\]\([^)]*\)",                                     # link targets
         r"\w+://\S+",                                      # URLs (tcp://HOST:8786)
         r"^```.*?^```",                                     # fenced code: commands to type
-        r"`[^`\n]*(?:=|--)[^`\n]*`",                        # `max_plies=400`, `--games 32`
+        r"`[^`]*(?:=|--)[^`]*`",                            # `max_plies=400`, `--games 32`
         r"\bStockfish \d+(?:\.\d+)?",                       # a program's version
         r"<[^>\n]+>",                                       # HTML tags
         r"^#+\s*\d+",                                       # "# 09 · Play lab"
