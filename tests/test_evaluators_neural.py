@@ -23,7 +23,7 @@ MIDDLEGAME = [chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1
               chess.Board("8/5pk1/6p1/3R4/8/6P1/5PK1/r7 b - - 0 40")]
 
 
-#: The shipped networks read by NetworkEvaluator itself (nnue and linear: test_nnue.py).
+#: The shipped networks read by NetworkEvaluator itself (nnue and linear: test_evaluators_nnue.py).
 NETWORKS = [name for name, entry in EVALUATORS.items() if entry.evaluator is NetworkEvaluator]
 
 
