@@ -164,6 +164,25 @@ def test_planes14_checker_accepts_a_hand_written_encoding():
     result = check_planes14(planes14_by_hand, show=False)
     assert result.ok, result.first_failure
 
+
+def test_planes14_rule_positions_catch_a_version_without_en_passant():
+    """The first cases are the rule positions, so even 6 cases try an en passant target
+    (castling needs no case of its own: the rook reaches the king's target square too)."""
+    for skipped in (chess.Board.is_en_passant,):
+        def without(board, skipped=skipped):
+            planes = planes14(board).copy()
+            planes[12:] = 0
+            for plane, color in ((12, chess.WHITE), (13, chess.BLACK)):
+                side = board.copy(stack=False)
+                if side.turn != color:
+                    side.turn, side.ep_square = color, None
+                for move in side.legal_moves:
+                    if not skipped(side, move):
+                        to = move.to_square
+                        planes[plane, 7 - chess.square_rank(to), chess.square_file(to)] = 1
+            return planes
+        assert check_planes14(without, cases=6, show=False).ok is False, skipped
+
     def pseudo_legal(board):                   # moves that leave the king in check count
         return planes14_by_hand(board, legal=False)
     bad = check_planes14(pseudo_legal, show=False)

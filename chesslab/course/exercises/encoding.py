@@ -27,15 +27,31 @@ def check_thesis_vector(fn, cases: int = 200, seed: int = 0, show=True) -> Check
     return run_cases("thesis_vector", seeded_boards(cases, seed), compare, show)
 
 
+#: Positions for the move planes' rules that random positions rarely draw: en passant for
+#: either side to move (its target square is reached by no other move), castling both
+#: ways for both sides, a side in check, promotions.
+PLANES14_RULES = (
+    "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2",
+    "4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 2",
+    "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+    "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+    "4k3/8/8/8/8/8/4r3/4K3 w - - 0 1",
+    "1n2k3/P7/8/8/8/8/6p1/4K2R w K - 0 1",
+)
+
+
 def check_planes14(fn, cases: int = 100, seed: int = 1, show=True) -> CheckResult:
     """``fn(board) -> (14, 8, 8)``: 6 White piece planes (P N B R Q K), 6 Black, then the
-    squares White's and Black's moves go to; row 0 = rank 8. Against ``encoding.planes14``."""
+    squares White's and Black's moves go to (whoever is to move); row 0 = rank 8. Against
+    ``encoding.planes14`` on ``cases`` positions: ``PLANES14_RULES``, then seeded ones."""
     fn = own_work(fn, planes14)
 
     def compare(board):
         problem = close_arrays(fn(board.copy()), planes14(board), "plane, row, column")
         return problem and f"{problem} in {board.fen()}"
-    return run_cases("planes14", seeded_boards(cases, seed), compare, show)
+    boards = [chess.Board(fen) for fen in PLANES14_RULES][:cases]
+    boards += seeded_boards(cases - len(boards), seed)
+    return run_cases("planes14", boards, compare, show)
 
 
 def check_move_to_index(fn, cases: int = 60, seed: int = 8, show=True) -> CheckResult:
