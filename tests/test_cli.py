@@ -72,6 +72,8 @@ def test_the_command_lists_in_docstrings_are_the_parsers():
             assert _listed(chesslab.cli.__doc__, group) == list(commands), group
     assert _listed("\n    " + cli_train.__doc__.replace("``python -m chesslab ", ""),
                    "train") == list(subcommands()["train"])
+    shown = " ".join(build_parser().format_help().split())           # the top help
+    assert f"train models into data/models ({', '.join(subcommands()['train'])})" in shown
     in_experiments = [line.split()[4] for line in chesslab.experiments.__doc__.splitlines()
                       if line.startswith("    python -m chesslab results ")]
     assert in_experiments == list(subcommands()["results"])
