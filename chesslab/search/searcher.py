@@ -454,14 +454,15 @@ class Searcher:
             self.evaluator.pop()
 
     # ------------------------------------------------------------ bookkeeping
-    def _note(self, event, value=None, **facts):
+    def _note(self, event, value=None, board=None, ply=None, depth=None, alpha=None,
+              beta=None, static=None, refutation=None, quiescence=False):
         """The one hook, a no-op here: the explorer's recorder (``recording``) listens.
 
-        ``event``: "enter" (a node: facts ``board``, ``ply``, ``depth`` (None in
-        quiescence), ``alpha``, ``beta``), "futility" (a move counted, not searched), or
-        the reason the open node ended, with its ``value`` and the facts ``static`` (the
-        evaluator's score if asked), ``refutation`` (a cutoff's move), ``quiescence``.
-        Returns ``value``, so a return names its reason: ``return self._note("draw", 0)``.
+        ``event``: "enter" (a node: ``board``, ``ply``, ``depth`` (None in quiescence),
+        ``alpha``, ``beta``), "futility" (a move counted, not searched), or the reason the
+        open node ended, with its ``value``, ``static`` (the evaluator's score if asked),
+        ``refutation`` (a cutoff's move), ``quiescence`` (quiescence ended it). Returns
+        ``value``, so a return names its reason: ``return self._note("draw", 0)``.
         """
         return value
 
