@@ -151,7 +151,7 @@ def test_the_command_line_releases_and_says_so(tmp_path, capsys):
 def test_an_unreadable_notebook_scores_zero_and_says_why(tmp_path):
     (tmp_path / "zoe").mkdir()
     (tmp_path / "zoe" / "04_training_data.ipynb").write_text("{not json")
-    [row] = grade(tmp_path, progress=False)
+    [row] = [r for r in grade(tmp_path, progress=False) if r.notebook == SAMPLING]
     assert (row.student, row.exercise, row.points, row.max_points) == (
         "zoe", "my_sample_plies", 0, 1)
     assert row.feedback == "not run" and row.problems.startswith("not a readable notebook")
@@ -194,21 +194,25 @@ def _plant(grade_id, source):
 
 @pytest.fixture(scope="module")
 def graded(released, tmp_path_factory):
-    """Five students: solutions, nothing, a mistake per exercise, a mistake only the
-    hidden tests see, and a notebook that raises, hangs and kills its kernel."""
+    """Five students: solutions (one notebook renamed by Jupyter's "duplicate"), nothing,
+    a mistake per exercise (and a stray copy), a mistake only the hidden tests see, and a
+    notebook that raises, hangs and kills its kernel."""
     folder = tmp_path_factory.mktemp("submissions")
     read = lambda name, where: nbformat.read(where / f"{name}.ipynb", as_version=4)  # noqa: E731
     student = {n: read(n, released / "notebooks") for n in (FIRST, SAMPLING)}
     source = {n: read(n, NOTEBOOKS_DIR) for n in (FIRST, SAMPLING)}
     (folder / "anna").mkdir()
-    for name in (FIRST, SAMPLING):
-        nbformat.write(with_solutions(student[name], source[name]),
-                       folder / "anna" / f"{name}.ipynb")
+    nbformat.write(with_solutions(student[FIRST], source[FIRST]),
+                   folder / "anna" / f"{FIRST}.ipynb")
+    nbformat.write(with_solutions(student[SAMPLING], source[SAMPLING]),     # her only copy
+                   folder / "anna" / f"{SAMPLING}-Copy1.ipynb")
     nbformat.write(student[FIRST], folder / f"bob_{FIRST}.ipynb")        # the flat layout
     (folder / "carl").mkdir()
     for name in (FIRST, SAMPLING):
         nbformat.write(with_solutions(student[name], source[name], _plant),
                        folder / "carl" / f"{name}.ipynb")
+    nbformat.write(with_solutions(student[FIRST], source[FIRST]),           # not graded
+                   folder / "carl" / f"{FIRST} (1).ipynb")
     (folder / "dora").mkdir()
     nbformat.write(with_solutions(student[SAMPLING], source[SAMPLING],
                                   lambda _, s: s.replace(*HIDDEN_ONLY)),
@@ -225,17 +229,23 @@ def graded(released, tmp_path_factory):
     nbformat.write(eve, folder / "eve" / f"{FIRST}.ipynb")
     (folder / "eve" / "notes.ipynb").write_text("not a course notebook")   # ignored
     out = folder / "grades.csv"
-    rows = grade(folder, out=out, workers=2, cell_timeout=10, progress=False)
-    return rows, out
+    said = []
+    rows = grade(folder, out=out, workers=2, cell_timeout=10, progress=False, warn=said.append)
+    return rows, out, said
 
 
 def _points(rows):
     return {(r.student, r.exercise): r.points for r in rows}
 
 
+def _returned(rows):
+    """The rows of notebooks 01 and 04, the ones returned."""
+    return [r for r in rows if r.notebook in (FIRST, SAMPLING)]
+
+
 def test_grading_three_submissions_full_marks_zero_and_planted_mistakes(graded):
-    rows, out = graded
-    points = _points(rows)
+    rows, out, _ = graded
+    points = _points(_returned(rows))
     assert points[("anna", "my_thesis_vector")] == 1 and points[("anna", "my_planes14")] == 2
     assert points[("anna", "my_sample_plies")] == 1
     assert points[("bob", "my_thesis_vector")] == 0 and points[("bob", "my_planes14")] == 0
@@ -248,20 +258,47 @@ def test_grading_three_submissions_full_marks_zero_and_planted_mistakes(graded):
     assert "cases agree; first difference" in by[("carl", "my_sample_plies")].feedback
     with open(out, newline="") as handle:
         table = list(csv.DictReader(handle))
-    assert len(table) == len(rows) == 3 + 2 + 3 + 1 + 2        # anna, bob, carl, dora, eve
+    assert len(table) == len(rows)
     assert table[0].keys() >= {"student", "exercise", "points", "max_points", "feedback"}
+    mine = [r for r in _returned(rows) if r.feedback != "not submitted"]
+    assert len(mine) == 3 + 2 + 3 + 1 + 2                     # anna, bob, carl, dora, eve
+
+
+def test_the_summary_counts_the_whole_course_and_a_renamed_copy_is_graded_with_a_warning(
+        graded):
+    """A notebook not returned is 0 and "not submitted", so every student's total is out
+    of the whole course; anna's renamed 04 (her only copy) is graded, carl's stray copy
+    of 01 is not, and both are named in a warning."""
+    from chesslab.course.grade import totals
+    rows, _, said = graded
+    sources = [nbformat.read(p, as_version=4) for p in source_notebooks()]
+    course_points = sum(c.metadata["nbgrader"]["points"] for nb in sources for c in nb.cells
+                        if c.metadata.get("nbgrader", {}).get("grade")
+                        and not c.metadata["nbgrader"].get("solution"))
+    graded_notebooks = sum(any(c.metadata.get("nbgrader", {}).get("grade") for c in nb.cells)
+                           for nb in sources)
+    course = totals(rows)
+    assert course["anna"] == (4, course_points, 2, graded_notebooks)
+    assert course["dora"] == (0, course_points, 1, graded_notebooks)
+    absent = [r for r in rows if r.student == "dora" and r.notebook != SAMPLING]
+    assert absent and all(r.points == 0 and r.feedback == "not submitted" for r in absent)
+    assert any("anna/04_training_data-Copy1.ipynb is not named 04_training_data.ipynb: "
+               "graded" in line for line in said)
+    assert any("carl/01_board_encoding (1).ipynb looks like a copy" in line
+               and "skipped" in line for line in said)
+    assert any("eve/notes.ipynb is not named after a course notebook" in line for line in said)
 
 
 def test_hidden_tests_are_put_back_from_the_source(graded):
-    rows, _ = graded
-    [dora] = [r for r in rows if r.student == "dora"]
+    rows, _, _ = graded
+    [dora] = [r for r in _returned(rows) if r.student == "dora" and r.notebook == SAMPLING]
     assert dora.points == 0
     assert dora.feedback.startswith("sample_plies: all 300 cases agree")
     assert "hidden tests: sample_plies: 0 of 700 cases agree" in dora.feedback
 
 
 def test_a_notebook_that_raises_hangs_and_crashes_is_graded_for_what_works(graded):
-    rows, _ = graded
+    rows, _, _ = graded
     eve = {r.exercise: r for r in rows if r.student == "eve"}
     assert eve["my_thesis_vector"].points == 1       # its test had been edited: put back
     assert eve["my_planes14"].points == 0
@@ -296,7 +333,7 @@ def _nbgrader(*args, cwd):
 @pytest.mark.slow
 def test_nbgrader_generate_assignment_and_autograde_agree_with_course_grade(graded, tmp_path,
                                                                           released):
-    rows, _ = graded
+    rows, _, _ = graded
     course = tmp_path / "course"
     (course / "source" / "ps1").mkdir(parents=True)
     (course / "nbgrader_config.py").write_text(

@@ -2,7 +2,7 @@
 (``course.release``, ``course.grade``)."""
 from __future__ import annotations
 
-from chesslab.cli.common import COUNT, check_outputs, defaults_from, positive
+from chesslab.cli.common import check_outputs, defaults_from, positive, workers_args
 
 
 def _release(args):
@@ -19,8 +19,11 @@ def _grade(args):
     rows = grade(args.submissions, out=args.out, workers=args.workers,
                  cell_timeout=args.cell_timeout, timeout=args.timeout,
                  progress=not args.quiet)
-    for student, (points, most) in sorted(totals(rows).items()):
-        print(f"{student:24s} {points:g} of {most:g} points")
+    for student, (points, most, returned, notebooks) in sorted(totals(rows).items()):
+        missing = notebooks - returned
+        print(f"{student:24s} {points:g} of {most:g} points for the course ({returned} of "
+              f"{notebooks} graded notebooks returned"
+              + (f"; {missing} not submitted, 0 points" if missing else "") + ")")
     if args.out:
         print(f"one row per student and exercise written to {args.out}")
 
@@ -36,7 +39,7 @@ def add_course(sub):
     g.add_argument("submissions", metavar="SUBMISSIONS_DIR",
                    help="one subfolder per student, or STUDENT_NOTEBOOK.ipynb files")
     g.add_argument("--out", help="CSV: one row per student and exercise")
-    g.add_argument("--workers", type=COUNT, help="notebooks graded at once")
+    workers_args(g, 2, "notebooks graded at once (one kernel each)")
     g.add_argument("--cell-timeout", type=positive, help="seconds a cell may run")
     g.add_argument("--timeout", type=positive, help="seconds a whole notebook may run")
     g.add_argument("--quiet", action="store_true", help="no progress bar")

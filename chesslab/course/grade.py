@@ -11,7 +11,14 @@ Whatever goes wrong in a student's notebook costs only what depends on it: a cel
 raises is recorded and the run goes on; a cell that runs past the time limit is
 interrupted; when the kernel dies, it is started again and the notebook re-run without
 the cells that killed it. Each row of the CSV says, besides the points, the checker's
-one line and what failed in that notebook.
+one line and what failed in that notebook. A student who returned no copy of a graded
+notebook gets its exercises at 0, "not submitted", so a total is out of the whole course.
+
+A file whose name is no course notebook's but starts with one (``11_mcts-Copy1.ipynb``,
+``07_alpha_beta (2).ipynb``) is graded as that notebook when it is the student's only
+copy of it, with a warning; other files are skipped with a warning. The notebooks run
+through ``base.parallel``: ``workers`` at a time on this machine, or on a Dask cluster
+(``--scheduler``, as the tournament), each in a kernel of its own.
 """
 from __future__ import annotations
 
@@ -21,11 +28,11 @@ import os
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from chesslab.base.files import atomic_path, write_json_atomic
+from chesslab.base.parallel import parallel_map
 from chesslab.course.release import NOTEBOOKS_DIR, source_notebooks
 
 #: The CSV's columns, one row per student, notebook and exercise.
@@ -106,29 +113,54 @@ def _match_source(path: Path, sources: dict) -> str | None:
     return max(names, key=len) if names else None
 
 
-def find_submissions(folder, sources: dict) -> list[tuple[str, str, Path]]:
+def _renamed_source(path: Path, sources: dict) -> str | None:
+    """The source notebook a renamed copy starts with (``11_mcts-Copy1``, ``11_mcts (1)``,
+    ``anna_11_mcts-Copy1`` in a flat folder), or None."""
+    names = [name for name in sources
+             if any(part.startswith(name) and part[len(name):len(name) + 1] in " -_.(" for part
+                    in (path.stem, *path.stem.split("_", 1)[1:]))]
+    return max(names, key=len) if names else None
+
+
+def returned_notebooks(folder, sources: dict, warn=print) -> list[tuple[str, str, Path]]:
     """(student, notebook, file) for every returned notebook: one subfolder per student
     (any depth, as nbgrader's submitted/STUDENT/ASSIGNMENT/ has), or
-    ``student_notebook.ipynb`` files side by side."""
+    ``student_notebook.ipynb`` files side by side. A renamed copy (``11_mcts-Copy1``) is
+    graded when it is the student's only copy of that notebook; ``warn`` is told about
+    every renamed or unknown file."""
     folder = Path(folder)
     if folder.is_file():
         raise ValueError(f"{folder} is a file; give the folder of returned notebooks (one "
                          f"subfolder per student, or STUDENT_NOTEBOOK.ipynb files)")
     if not folder.is_dir():
         raise FileNotFoundError(f"no folder of submissions at {folder}")
-    found = []
+    found, renamed = [], []
     for path in sorted(folder.rglob("*.ipynb")):
         relative = path.relative_to(folder)
         if any(part.startswith(".") for part in relative.parts):
             continue                               # .ipynb_checkpoints and the like
         name = _match_source(path, sources)
-        if name is None:
-            continue
-        if len(relative.parts) > 1:
-            student = relative.parts[0]
+        if name is not None:
+            student = (relative.parts[0] if len(relative.parts) > 1
+                       else path.stem[:-len(name)].rstrip("_-") or path.stem)
+            found.append((student, name, path))
+        elif (name := _renamed_source(path, sources)) is not None:
+            student = (relative.parts[0] if len(relative.parts) > 1
+                       else path.stem[:path.stem.index(name)].rstrip("_-") or path.stem)
+            renamed.append((student, name, path))
         else:
-            student = path.stem[:-len(name)].rstrip("_-") or path.stem
-        found.append((student, name, path))
+            warn(f"warning: {relative} is not named after a course notebook: skipped")
+    have = {(student, name) for student, name, _ in found}
+    for student, name, path in renamed:
+        relative = path.relative_to(folder)
+        if (student, name) in have:
+            warn(f"warning: {relative} looks like a copy of {name}.ipynb, which {student} "
+                 f"also returned: skipped (the file named {name}.ipynb is graded)")
+        else:
+            warn(f"warning: {relative} is not named {name}.ipynb: graded as {name} "
+                 f"({student}'s only copy of it)")
+            found.append((student, name, path))
+            have.add((student, name))
     if not found:
         raise FileNotFoundError(f"no course notebook in {folder} (expected STUDENT/NAME.ipynb "
                                 f"or STUDENT_NAME.ipynb, NAME one of {sorted(sources)[0]}...)")
@@ -214,11 +246,13 @@ def run_notebook(nb_path, out_path, cell_timeout: float):
     write_json_atomic(str(out_path) + ".json", {"problems": problems})
 
 
-def _grade_one(job, cell_timeout, timeout) -> list[Row]:
-    """Run one submission in its own process; its rows (every exercise, even when the
-    notebook could not be read or ran out of time)."""
+def grade_job(job) -> list[Row]:
+    """Run one submission (``(student, notebook, its text, the source notebook, cell
+    limit, notebook limit)``: plain data, so a Dask worker on another machine can take
+    it) in a kernel of its own; its rows (every exercise, even when the notebook could
+    not be read or ran out of time)."""
     import nbformat
-    student, name, path, source_nb = job
+    student, name, text, source_nb, cell_timeout, timeout = job
     tests = [c for c in source_nb["cells"] if is_test(c)]
 
     def rows(executed, problems):
@@ -233,7 +267,7 @@ def _grade_one(job, cell_timeout, timeout) -> list[Row]:
                            feedback(cell) if ran else "not run", "; ".join(problems)))
         return out
     try:
-        student_nb = nbformat.read(path, as_version=4)
+        student_nb = nbformat.reads(text, as_version=4)
     except Exception as exc:                       # noqa: BLE001  (any unreadable file)
         return rows([], [f"not a readable notebook: {type(exc).__name__}: {exc}"])
     nb, notes = prepare(student_nb, source_nb)
@@ -254,24 +288,46 @@ def _grade_one(job, cell_timeout, timeout) -> list[Row]:
         return rows(nbformat.read(done, as_version=4).cells, notes + problems)
 
 
-def grade(submissions, out=None, workers: int = 2, cell_timeout: float = 120,
-          timeout: float = 900, source=None, progress: bool = True) -> list[Row]:
+def _read_text(path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"unreadable: {exc}"                # nbformat then says it is no notebook
+
+
+def grade(submissions, out=None, workers=2, cell_timeout: float = 120,
+          timeout: float = 900, source=None, progress: bool = True, warn=print) -> list[Row]:
     """Grade every returned notebook in ``submissions``; write the rows to ``out``
-    (CSV) if given. ``workers`` notebooks run at once (one kernel each)."""
+    (CSV) if given. ``workers`` notebooks run at once (one kernel each), or ``workers`` is
+    an executor (``parallel.executor_for``: a Dask cluster). Every student found gets a
+    row for every exercise of the course: a notebook not returned is 0, "not submitted"."""
     import nbformat
     sources = {p.stem: nbformat.read(p, as_version=4)
                for p in source_notebooks(source or NOTEBOOKS_DIR)}
-    found = find_submissions(submissions, sources)
-    jobs = [(student, name, path, sources[name]) for student, name, path in found
-            if any(is_test(c) for c in sources[name]["cells"])]
+    graded = [name for name in sorted(sources) if any(is_test(c) for c in sources[name]["cells"])]
+    found = returned_notebooks(submissions, sources, warn=warn)
+    jobs = [(student, name, _read_text(path), sources[name], cell_timeout, timeout)
+            for student, name, path in found if name in graded]
     if not jobs:
         raise ValueError(f"none of the notebooks in {submissions} has an exercise to grade")
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        results = pool.map(lambda job: _grade_one(job, cell_timeout, timeout), jobs)
-        if progress:
-            from tqdm import tqdm
-            results = tqdm(results, total=len(jobs), desc="grading", unit="notebook")
-        rows = [row for found_rows in results for row in found_rows]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(jobs), desc="grading", unit="notebook")
+    try:
+        results = parallel_map(grade_job, jobs, workers,
+                               on_result=(lambda i, r: bar.update()) if bar else None)
+    finally:
+        if bar:
+            bar.close()
+    rows = [row for found_rows in results for row in found_rows]
+    returned = {(student, name) for student, name, *_ in jobs}
+    for student in sorted({student for student, *_ in jobs}):
+        for name in graded:
+            if (student, name) not in returned:
+                rows += [Row(student, name, _nbgrader(c)["grade_id"].removeprefix("test_"), 0.0,
+                             float(_nbgrader(c)["points"]), "not submitted")
+                         for c in sources[name]["cells"] if is_test(c)]
     if out:
         write_csv(rows, out)
     return rows
@@ -288,12 +344,17 @@ def write_csv(rows, path):
 
 
 def totals(rows) -> dict:
-    """{student: (points, max points)} over every graded exercise."""
-    found = {}
+    """{student: (points, max points, notebooks returned, graded notebooks)} over every
+    exercise of the course (the rows of notebooks not returned count 0)."""
+    found, returned, notebooks = {}, {}, {}
     for row in rows:
         points, most = found.get(row.student, (0.0, 0.0))
         found[row.student] = (points + row.points, most + row.max_points)
-    return found
+        notebooks.setdefault(row.student, set()).add(row.notebook)
+        if row.feedback != "not submitted":
+            returned.setdefault(row.student, set()).add(row.notebook)
+    return {student: (*found[student], len(returned.get(student, ())), len(notebooks[student]))
+            for student in found}
 
 
 if __name__ == "__main__":                        # one notebook, run by ``grade``
