@@ -101,6 +101,12 @@ def test_the_recorder_listens_to_the_reasons_the_searcher_names():
     assert ended["c1c8"].reason == "mate" and ended["c1c8"].value < -MATE_THRESHOLD
     full = record_search(chess.Board(CAPTURES), "pst", depth=3, algorithm="full")
     assert {n.reason for n in full.nodes} <= set(REASONS)
+    played = chess.Board()
+    for uci in ("e2e4", "e7e5"):
+        played.push_uci(uci)
+    record = record_search(played, "material", depth=2)
+    assert record.root.ply == 0                  # plies count from the searched position
+    assert {record.nodes[i].ply for i in record.root.children} == {1}
 
 
 def test_recording_errors_are_named():

@@ -172,7 +172,7 @@ class RecordingSearcher(Searcher):
 
     def search(self, board, depth=None, time_limit=None, rng=None, node_limit=None):
         self.nodes_list, self.steps, self._open = [], [], []
-        root = self._new_node(None, "root", depth, -math.inf, math.inf, len(board.move_stack))
+        root = self._new_node(None, "root", depth, -math.inf, math.inf, 0)   # plies from here
         result = super().search(board, depth, time_limit, rng, node_limit)
         root.value = result.score if board.turn == chess.WHITE else -result.score
         root.reason = "root" if root.children else ("mate" if board.is_check() else "stalemate")
