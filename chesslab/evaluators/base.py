@@ -4,8 +4,8 @@
 ``evaluate(board) -> float`` and ``evaluate_batch(boards) -> np.ndarray``. Hand-written
 ones score one board at a time; learned ones (neural nets, Naive Bayes) score a whole
 batch with one forward pass and say so with ``prefers_batches = True``: scoring a dataset
-uses it. (The search can also collect leaves into batches, ``search(..., batch=True)``; in
-a game tree that was measured slower, so it is off by default.)
+uses it. (The alpha-beta search scores one leaf at a time: batching its leaves was measured
+slower in a game tree and removed.)
 
 ``chesslab.evaluators.registry.load_evaluator(name)`` finds every evaluator by name.
 """
