@@ -20,7 +20,8 @@ simulations of one batch spread over different leaves.
 
 Below the search: the player (``MCTSPlayer``, ``make_player("mcts:300")``) and the
 shipped network it loads. Self-play training is in ``chesslab.training.selfplay``, the supervised
-start from game records in ``chesslab.training.pretraining``.
+start from game records in ``chesslab.training.bootstrap``, the shipped network's training on
+Stockfish's labels in ``chesslab.training.supervised``.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ One iteration of ``train_selfplay``:
 Two tasks: ``"endgame"``, a curriculum of K+Q (or K+R) vs K from random starts against
 a fixed defender (``chesslab.training.endgames``), where a draw counts as White's failure (``draw_value=-1``) and the
 mate rate on a fixed test set is the learning curve; ``"full"``, the whole game from a
-bootstrapped network (``chesslab.training.pretraining``). Every game is played by
+bootstrapped network (``chesslab.training.bootstrap``). Every game is played by
 ``chesslab.board.game.play_game``; the games of an iteration go through
 ``chesslab.base.parallel.parallel_map`` (``workers``: processes or an executor).
 """
@@ -28,7 +28,7 @@ from pathlib import Path
 import chess
 import numpy as np
 
-from chesslab.training.pretraining import game_samples, shipped_game_split, stockfish_labels
+from chesslab.training.bootstrap import game_samples, shipped_game_split, stockfish_labels
 from chesslab.board.encoding import as_board, move_to_index
 from chesslab.base.files import read_json, write_json_atomic
 from chesslab.board.rules import adjudicate_draw, adjudicate_material, result_for
