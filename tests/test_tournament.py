@@ -147,3 +147,11 @@ def test_the_shipped_example_players_load_and_play():
         assert p.choose_move(board) in board.legal_moves and not p.faults
     greedy = next(p for p in players if p.name == "greedy")
     assert greedy.choose_move(board) == chess.Move.from_uci("a1a8")
+
+
+def test_the_event_ladder_and_every_players_ladder_hold_the_same_anchors():
+    from chesslab.experiments.ladder import ladder_specs
+    assert list(event.anchor_specs().values()) == [1350.0, 1600.0, 1900.0]
+    assert list(event.anchor_specs()) == ["stockfish:1350", "stockfish:1600", "stockfish:1900"]
+    _, anchors = ladder_specs(0.1)
+    assert anchors == event.anchor_specs(0.1) and list(anchors)[0] == "stockfish:1350@0.1s"

@@ -7,6 +7,7 @@ take the same data as an argument.
 """
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -199,7 +200,7 @@ def standings_figure(standings, ax=None, title="Standings"):
         ax.set_xlabel(f"Elo (mean 0; {PRIOR}); text: points, score and its 95% Wilson "
                       f"interval; hatched: a one-sided bound")
     else:
-        label = f"Elo, {record['elo_scale']}"
+        label = "\n".join(textwrap.wrap(f"Elo, {record['elo_scale']}", 110))
         if record.get("withdrawn"):
             label += "\nwithdrawn: " + ", ".join(f"{w['player']} ({w['reason'][:50]})"
                                                  for w in record["withdrawn"])
@@ -236,8 +237,9 @@ def ladder_figure(data=None, ax=None):
         low, high = r.get("elo95", [None, None])
         if _bounded(r):
             x = _shown_elo(r)
-            ax.annotate("", (x + (150 if high is None else -150), y), (x, y),
-                        arrowprops={"arrowstyle": "->", "color": "#2980b9", "lw": 2})
+            end = x + (150 if high is None else -150)
+            ax.plot([x, end], [y, y], color="#2980b9", linewidth=2, alpha=0.6)
+            ax.plot(end, y, ">" if high is None else "<", color="#2980b9", markersize=7)
             ax.plot(x, y, "|", color="#2980b9", markersize=10)
             ax.text(x, y + 0.22, format_elo(r), ha="center", fontsize=7)
             continue
@@ -253,8 +255,8 @@ def ladder_figure(data=None, ax=None):
     seconds = data.get("seconds_per_move")
     ax.set_xlabel("Elo on Stockfish's UCI_Elo scale"
                   + (f", {seconds:g} s a move" if seconds else "")
-                  + f" ({NOMINAL})\n{data['games_per_pair']} games a pair; {PRIOR}; lines: "
-                    f"95% intervals; arrow: a zero score's one-sided bound", fontsize=8)
+                  + f"\n({NOMINAL}); {data['games_per_pair']} games a pair\n{PRIOR}; lines: "
+                    f"95% intervals; arrow: a zero score's bound", fontsize=8)
     ax.set_title("One ladder for every player")
     return ax.figure
 
