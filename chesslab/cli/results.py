@@ -6,6 +6,7 @@ import time
 
 from chesslab.training import naive_bayes as nb_training
 from chesslab.experiments import naive_bayes as nb_results
+from chesslab.experiments import net_comparison
 from chesslab.experiments import evaluators
 from chesslab.experiments import ladder
 from chesslab.experiments import matches
@@ -163,6 +164,17 @@ def _results_head_to_head(args):
                                       time_per_move=args.time_per_move)
     store.record_match(entry, out, matches.HEAD_TO_HEAD_KEY)
     print(entry["summary"], f"({entry['seconds']:.0f} s)")
+    print(f"written to {out}")
+
+
+def _results_net_comparison(args):
+    out = _results_out(args, "net_comparison")
+    data = net_comparison.measure_net_comparison(args.nets, args.seeds, args.train_positions,
+                                                 args.sample, out=out,
+                                                 command=args.command_line)
+    for a, b in (("ann", "cnn"), ("ann64", "cnn64")):
+        if net_comparison.runs_of(data, a) and net_comparison.runs_of(data, b):
+            print(net_comparison.format_verdict(net_comparison.verdict(data, a, b)))
     print(f"written to {out}")
 
 
@@ -339,3 +351,15 @@ def add_results(sub):
     q.add_argument("--out", help="default: data/results/mcts_head_to_head.json")
     defaults_from(q, matches.mcts_head_to_head)
     q.set_defaults(func=_results_head_to_head)
+
+    q = which.add_parser("net-comparison", help="the compared nets (ANN vs CNN) trained "
+                                                "alike, each to early stopping, resumable")
+    q.add_argument("--nets", nargs="+", choices=training.NETS, metavar="NAME",
+                   help="networks to compare")
+    q.add_argument("--seeds", type=int, nargs="+", help="training seeds of each net")
+    q.add_argument("--train-positions", type=COUNT,
+                   help="training positions, the same for every net")
+    q.add_argument("--sample", type=COUNT, help="test positions searched at depth 1")
+    q.add_argument("--out", help="default: data/results/net_comparison.json")
+    defaults_from(q, net_comparison.measure_net_comparison)
+    q.set_defaults(func=_results_net_comparison)
