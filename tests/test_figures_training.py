@@ -63,3 +63,25 @@ def test_residual_block_figure_is_drawn_from_the_block():
     assert sum(t.startswith("BatchNorm") for t in texts) == 2
     assert "+" in texts and any("skip connection" in t for t in texts)
     assert any(t.startswith(repr(block)) for t in texts)
+
+
+def test_comparison_curves_draw_every_seed_of_each_net():
+    def run(net, seed, epochs, best):
+        loss = list(np.linspace(0.05, 0.02, epochs))
+        return {"net": net, "seed": seed, "epochs": epochs, "best_epoch": best,
+                "train_loss": loss, "val_loss": [x + 0.01 for x in loss], "parameters": 10,
+                "stop_reason": "early stopping: no better val loss for 6 epochs"}
+    data = {"recipe": {"train_positions": 1000},
+            "runs": {"ann64@0": run("ann64", 0, 9, 3), "ann64@1": run("ann64", 1, 12, 6),
+                     "cnn64@0": run("cnn64", 0, 20, 14)}}
+    fig = fn.comparison_curves_figure(data)
+    left, right = fig.axes
+    assert [len(line.get_xdata()) for line in left.lines] == [9, 9, 1, 12, 12, 1]
+    assert len(right.lines) == 3 and "early stopping" in right.get_title()
+    assert right.lines[2].get_xdata()[0] == 14          # the best epoch is marked
+    try:
+        fn.comparison_curves_figure(data, ("ann", "cnn"))
+    except ValueError as exc:
+        assert "no run of ann, cnn" in str(exc)
+    else:
+        raise AssertionError("a comparison without the nets drew a figure")

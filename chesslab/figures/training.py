@@ -191,6 +191,42 @@ def training_curves_figure(names=("ann64", "cnn64", "ann", "cnn")):
     return fig
 
 
+def comparison_curves_figure(data: dict, nets=("ann64", "cnn64")):
+    """The nets of a fair comparison (``results net-comparison``, its JSON as ``data``)
+    side by side, one panel each on a shared scale: training (dashed) and validation
+    (solid) loss per epoch of every seed, the best epoch marked; the panel title says how
+    each run stopped."""
+    runs = {net: sorted((r for r in data["runs"].values() if r["net"] == net),
+                        key=lambda r: r["seed"]) for net in nets}
+    missing = [net for net, found in runs.items() if not found]
+    if missing:
+        raise ValueError(f"the comparison holds no run of {', '.join(missing)}; run "
+                         f"`python -m chesslab results net-comparison`")
+    fig, axes = plt.subplots(1, len(nets), figsize=(4.6 * len(nets), 3.4), sharey=True,
+                             squeeze=False)
+    for ax, net in zip(axes[0], nets):
+        for k, run in enumerate(runs[net]):
+            epochs = np.arange(1, run["epochs"] + 1)
+            color = f"C{k}"
+            ax.plot(epochs, run["train_loss"], "--", color=color, lw=1)
+            ax.plot(epochs, run["val_loss"], "-", color=color, label=f"seed {run['seed']}")
+            ax.plot(run["best_epoch"], run["val_loss"][run["best_epoch"] - 1], "o",
+                    color=color, ms=5)
+        stops = sorted({"early stopping" if r["stop_reason"].startswith("early") else
+                        r["stop_reason"] for r in runs[net]})
+        ax.set(xlabel="epoch", title=f"{EVALUATORS[net].title}\n{runs[net][0]['parameters']:,}"
+                                     f" parameters; stopped by {', '.join(stops)}")
+        ax.title.set_fontsize(9)
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("loss (dashed: training, solid: validation)")
+    axes[0][-1].legend(fontsize=7, title="dot: best epoch", title_fontsize=7)
+    fig.suptitle(f"the same recipe on the same {data['recipe']['train_positions']:,} training "
+                 f"positions, each until early stopping", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
 def plot_history(history: History, title: str = "", axes=None):
     """Loss (train and validation) and validation accuracy per epoch; returns the figure."""
     if axes is None:
