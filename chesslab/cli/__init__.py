@@ -14,6 +14,7 @@
              --out standings.json                    the class event, each player isolated
     course   release OUTDIR | grade SUBMISSIONS_DIR --out grades.csv
                                                      student notebooks (nbgrader), grading
+    uci      [SPEC]                                  a player as a UCI engine (chess GUIs)
 
 (``subcommands()`` reads the same lists from the parser; a test keeps this one equal.)
 
@@ -21,8 +22,8 @@ Each command parses its options, checks what it can before any work (numbers tha
 no sense, files that cannot be written) and calls plain functions of the modules that
 do the work. Errors are one line on stderr and exit status 2. Each command or group has
 a module (``cli.data``, ``cli.train``, ``cli.results``, ``cli.match`` for match and
-bestmove, ``cli.figures``, ``cli.tournament``, ``cli.course``), with what they share in
-``cli.common``; this module builds the parser.
+bestmove, ``cli.figures``, ``cli.tournament``, ``cli.course``, ``cli.uci``), with what
+they share in ``cli.common``; this module builds the parser.
 
 Older spellings still work and are not shown in the help: ``train NAME`` is
 ``train nets NAME``, ``selfplay`` is ``train selfplay``, ``bootstrap`` is
@@ -44,6 +45,7 @@ from chesslab.cli.match import add_match
 from chesslab.cli.results import add_results
 from chesslab.cli.tournament import add_tournament
 from chesslab.cli.train import add_train
+from chesslab.cli.uci import add_uci
 from chesslab.matches.players import EngineStopped
 
 #: Old spellings -> new ones (``train NAME`` -> ``train nets NAME`` is handled apart).
@@ -56,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
                      description="chesslab: build, train and play chess AIs.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add in (add_data, add_train, add_results, add_match, add_figures, add_tournament,
-                add_course):
+                add_course, add_uci):
         add(sub)
     return parser
 
