@@ -11,11 +11,14 @@ test runs as for a real student who solved everything) are graded per notebook w
 notebook is an independent run of the same cells), so the time for ``--class-size``
 students is the measured time scaled by class size / students; the script says when it
 extrapolated. Prints seconds per notebook and the totals. Time it on an idle machine:
-grading is CPU work, and anything else running slows it in proportion.
+grading is CPU work, and anything else running slows it in proportion. The CPU seconds
+the grading processes used are printed too: on a busy machine, CPU / workers is what the
+wall clock would be with the cores to itself (a lower bound: kernels start and wait too).
 """
 from __future__ import annotations
 
 import argparse
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -33,8 +36,16 @@ def graded_notebooks(only=None) -> list[Path]:
     return [p for p in paths if not only or p.stem in only]
 
 
+def _children_cpu() -> float:
+    """CPU seconds used so far by the finished processes this one started (the grading
+    processes and their kernels)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def time_notebook(path: Path, released: Path, students: int, workers: int, folder: Path):
-    """Seconds to grade ``students`` model submissions of one notebook, and the points."""
+    """Seconds (wall clock and CPU) to grade ``students`` model submissions of one
+    notebook, and the points."""
     source = nbformat.read(path, as_version=4)
     model = with_solutions(nbformat.read(released / "notebooks" / path.name, as_version=4),
                            source)
@@ -42,11 +53,11 @@ def time_notebook(path: Path, released: Path, students: int, workers: int, folde
     for i in range(students):
         (where / f"student{i:02d}").mkdir(parents=True)
         nbformat.write(model, where / f"student{i:02d}" / path.name)
-    start = time.perf_counter()
-    rows = [r for r in grade(where, workers=workers, progress=False)
+    start, cpu = time.perf_counter(), _children_cpu()
+    rows = [r for r in grade(where, workers=workers, progress=False, warn=lambda _: None)
             if r.notebook == path.stem]             # not the rest of the course (not submitted)
-    seconds = time.perf_counter() - start
-    return seconds, sum(r.points for r in rows), sum(r.max_points for r in rows)
+    seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
+    return seconds, cpu, sum(r.points for r in rows), sum(r.max_points for r in rows)
 
 
 def main(argv=None):
@@ -63,16 +74,20 @@ def main(argv=None):
         print(f"{args.students} model submissions per notebook, {args.workers} workers; "
               f"times for {args.class_size} students "
               f"{'measured' if scale == 1 else f'extrapolated linearly (x {scale:g})'}")
-        total = 0.0
+        total = total_cpu = 0.0
         for path in graded_notebooks(args.only):
-            seconds, points, most = time_notebook(path, tmp / "class", args.students,
-                                                  args.workers, tmp / "submissions")
+            seconds, cpu, points, most = time_notebook(path, tmp / "class", args.students,
+                                                       args.workers, tmp / "submissions")
             ok = "" if points == most else f"   <-- {points:g} of {most:g} points"
             total += seconds * scale
+            total_cpu += cpu * scale / args.workers
             print(f"{path.stem:28s} {seconds:6.1f} s for {args.students}  ->  "
-                  f"{seconds * scale / 60:5.1f} min for {args.class_size}{ok}", flush=True)
+                  f"{seconds * scale / 60:5.1f} min for {args.class_size}   (CPU {cpu:6.1f} s: "
+                  f"{cpu * scale / args.workers / 60:5.1f} min on {args.workers} free cores)"
+                  f"{ok}", flush=True)
         print(f"{'the whole course':28s} {total / 60:5.1f} min for {args.class_size} students "
-              f"(source notebooks in {NOTEBOOKS_DIR.name}/)")
+              f"({total_cpu / 60:.1f} min of CPU / {args.workers}; source notebooks in "
+              f"{NOTEBOOKS_DIR.name}/)")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -315,8 +316,13 @@ def grade(submissions, out=None, workers=2, cell_timeout: float = 120,
         from tqdm import tqdm
         bar = tqdm(total=len(jobs), desc="grading", unit="notebook")
     try:
-        results = parallel_map(grade_job, jobs, workers,
-                               on_result=(lambda i, r: bar.update()) if bar else None)
+        if isinstance(workers, int):       # each job runs its own kernel process: threads
+            with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:   # suffice here
+                results = parallel_map(grade_job, jobs, pool, on_result=(
+                    (lambda i, r: bar.update()) if bar else None))
+        else:                              # an executor: a Dask cluster's
+            results = parallel_map(grade_job, jobs, workers,
+                                   on_result=(lambda i, r: bar.update()) if bar else None)
     finally:
         if bar:
             bar.close()
