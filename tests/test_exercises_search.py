@@ -230,3 +230,17 @@ def test_nb_features_checker_measures_against_the_bar(nb_data):
     copies = check_nb_features(lambda X: X[:, [0, 2]], *nb_data, show=False)
     assert not copies.ok and "above it" in copies.first_failure
     _not_attempted(check_nb_features, *nb_data)
+    broken = check_nb_features(lambda X: X[:, 20], *nb_data, show=False)
+    assert not broken.ok
+    assert broken.first_failure.startswith("raised IndexError")
+    assert "(called with array of shape (" in broken.first_failure
+
+
+def test_a_design_that_raises_names_the_position():
+    def fails_in_the_endgame(board):
+        if len(board.piece_map()) < 32:
+            raise ValueError("not ready")
+        return 0
+    result = check_beats_material(fails_in_the_endgame, games=1, show=False)
+    assert not result.ok
+    assert "raised ValueError: not ready (called with board '" in str(result)

@@ -152,7 +152,8 @@ def run_cases(name, cases, compare, show=True) -> CheckResult:
         except CheckStop as exc:
             problem = str(exc)
         except Exception as exc:           # noqa: BLE001  (the student's code may raise anything)
-            problem = f"raised {type(exc).__name__}: {exc} (for {describe(case)})"
+            problem = f"raised {type(exc).__name__}: {exc}" + (
+                f" (for {describe(case)})" if case is not None else "")
         if problem is None:
             passed += 1
         elif first is None:
