@@ -131,3 +131,13 @@ def test_bootstrap_resamples_whole_games():
     games = np.repeat(np.arange(10), 10)
     low, high = nc.bootstrap_difference(errors_a, errors_b, games)
     assert low == 0 and high > 20
+
+
+def test_the_command_runs_the_comparison_with_its_defaults():
+    from chesslab.cli import build_parser
+    args = build_parser().parse_args(["results", "net-comparison"])
+    assert (args.nets, args.seeds, args.train_positions, args.sample) == \
+        (nc.COMPARED, nc.SEEDS, nc.TRAIN_POSITIONS, nc.SAMPLE)
+    args = build_parser().parse_args(["results", "net-comparison", "--nets", "ann", "cnn64",
+                                      "--seeds", "3", "--train-positions", "100"])
+    assert (args.nets, args.seeds, args.train_positions) == (["ann", "cnn64"], [3], 100)
