@@ -41,17 +41,18 @@ def test_plot_history_draws_loss_and_accuracy():
     np.testing.assert_allclose(acc_ax.lines[0].get_ydata(), [0.6, 0.7, 0.8])
 
 
-def test_plot_recipe_puts_each_step_at_its_place():
+def test_plot_recipe_ticks_only_the_measured_steps_in_recipe_order():
     steps = [label for label, _ in recipe.RECIPE_STEPS]
     def row(i):
         mae = {"all": 100.0 - 10 * i, "white_to_move": 90.0, "black_to_move": 110.0}
         return {"net": "ann", "step": steps[i],
                 "search_depth1": {k: {"mae_cp": v} for k, v in mae.items()}}
-    rows = [row(0), row(2)]
+    rows = [row(2), row(0)]
     ax = fn.plot_recipe({"rows": rows})
     all_line = ax.lines[0]
-    assert list(all_line.get_xdata()) == [0, 2] and list(all_line.get_ydata()) == [100.0, 80.0]
-    assert len(ax.lines) == 3 and [t.get_text() for t in ax.get_xticklabels()] == steps
+    assert list(all_line.get_xdata()) == [1, 0] and list(all_line.get_ydata()) == [80.0, 100.0]
+    assert len(ax.lines) == 3
+    assert [t.get_text() for t in ax.get_xticklabels()] == [steps[0], steps[2]]
 
 
 def test_residual_block_figure_is_drawn_from_the_block():

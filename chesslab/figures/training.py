@@ -252,7 +252,10 @@ def plot_recipe(ablation: dict, ax=None):
     """Depth-1 MAE after each recipe step, one line per net, White/Black to move dotted."""
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
-    steps = [label for label, _ in RECIPE_STEPS]
+    # Only the steps the file measured get a tick: a step the run skipped is not drawn as
+    # an empty place on the axis.
+    measured = {r["step"] for r in ablation["rows"]}
+    steps = [label for label, _ in RECIPE_STEPS if label in measured]
     for k, net in enumerate(dict.fromkeys(r["net"] for r in ablation["rows"])):
         rows = [r for r in ablation["rows"] if r["net"] == net]
         x = [steps.index(r["step"]) for r in rows]
