@@ -99,3 +99,18 @@ def test_a_checkpoint_of_another_match_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not a job of this run"):
         matches.run_match("material:1", "random", games=2, workers=1, max_plies=40,
                           progress=False, checkpoint=path)
+
+
+def test_a_stored_ladder_is_rated_again_by_its_command_without_playing(tmp_path, capsys):
+    from chesslab.base.files import RESULTS_DIR
+    stored = read_json(RESULTS_DIR / "ladder.json")
+    path = tmp_path / "ladder.json"
+    path.write_text(json.dumps({**stored, "what": "old"}))
+    assert main(["results", "ladder", "--rerate", "--out", str(path)]) == 0
+    again = read_json(path)
+    assert again["ratings"] == stored["ratings"] and again["pairs"] == stored["pairs"]
+    assert "nominal" in again["what"] and again["prior"] in capsys.readouterr().out
+    del stored["pairs"]
+    path.write_text(json.dumps(stored))
+    assert main(["results", "event-ladder", "--rerate", "--out", str(path)]) == 2
+    assert "results event-ladder" in capsys.readouterr().err
