@@ -161,7 +161,7 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(os.name != "posix", reason="workers are re-parented on POSIX only")
 def test_workers_stop_when_their_run_is_killed(tmp_path):
     """`kill PID` of a run (not Ctrl-C) must not leave its workers running its jobs."""
-    script = ("import sys, tests.test_parallel as t\n"
+    script = ("import sys, tests.test_base_parallel as t\n"
               "from chesslab.base.parallel import parallel_map\n"
               "parallel_map(t.sleep_after_noting_pid, [sys.argv[1]] * 2, 2)\n")
     run = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)],

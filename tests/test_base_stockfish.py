@@ -9,7 +9,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from chesslab.datasets import positions as data
+from chesslab.datasets import positions
 from chesslab.base import stockfish
 from chesslab.matches.players import make_player
 from chesslab.base.stockfish import (find_stockfish, start_engine, stop_worker_engines,
@@ -57,9 +57,9 @@ def test_one_engine_per_worker_kept_for_its_jobs_then_stopped():
 def test_labels_on_an_executor_equal_labels_in_this_process():
     fens = [chess.STARTING_FEN, "4k3/8/8/8/8/8/8/3QK3 w - - 0 1",
             "3qk3/8/8/8/8/8/8/4K3 b - - 0 1", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"]
-    here = data.label_fens(fens, depth=6, progress=False)
+    here = positions.label_fens(fens, depth=6, progress=False)
     with ThreadPoolExecutor(2) as executor:
-        there = data.label_fens(fens, depth=6, workers=executor, progress=False)
+        there = positions.label_fens(fens, depth=6, workers=executor, progress=False)
     assert here[0].tolist() == there[0].tolist() and here[1].tolist() == there[1].tolist()
 
 

@@ -4,7 +4,7 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.datasets import positions as data
+from chesslab.datasets import positions
 from chesslab.datasets import labels
 from chesslab.board.scores import LABEL_MATE_CP
 from chesslab.base.stockfish import open_engine
@@ -39,7 +39,7 @@ def test_labels_match_stockfish_and_common_sense():
 
 @needs_stockfish
 def test_shipped_labels_recheck_against_stockfish():
-    ds = data.load_dataset()
+    ds = positions.load_dataset()
     picks = np.random.default_rng(0).choice(len(ds), 20, replace=False)
     with open_engine() as engine:
         assert engine.id["name"] == ds.metadata["engine"]

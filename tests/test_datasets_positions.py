@@ -1,5 +1,5 @@
 """Datasets: random positions, the split by game, dataset files, the shipped dataset and
-the data commands. (Game records: test_datasets_records.py; Stockfish labels: test_labels.py.)"""
+the data commands. (Game records: test_datasets_records.py; Stockfish labels: test_datasets_labels.py.)"""
 import json
 import random
 

@@ -3,12 +3,12 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.evaluators import registry as evaluation
+from chesslab.evaluators import registry
 from chesslab.base import files
 from chesslab.evaluators.registry import EVALUATORS, KINDS, available_evaluators, is_available, load_evaluator, register_evaluator
 from chesslab.evaluators.base import Evaluator
 from chesslab.evaluators.handwritten import MaterialEvaluator
-from chesslab.evaluators.neural import ENCODINGS
+from chesslab.board.encoding import ENCODINGS
 
 
 #: Positions with both sides to move, castling rights, en passant, few and many pieces.
@@ -48,7 +48,7 @@ def test_registry_errors_are_clear(monkeypatch, tmp_path):
         load_evaluator(["pst"])
     with pytest.raises(ValueError, match="reads no model file"):
         load_evaluator("pst", model=tmp_path / "pst.json")
-    monkeypatch.setattr(evaluation, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(registry, "MODELS_DIR", tmp_path)
     assert not is_available("cnn") and is_available("pst") and not is_available("nope")
     with pytest.raises(FileNotFoundError, match="data/models/cnn.json.*train nets cnn"):
         load_evaluator("cnn")
@@ -63,7 +63,7 @@ def test_every_entry_says_what_it_is_and_how_to_make_it():
             assert entry.model == f"{name}.json" and "python -m chesslab train" in entry.made_by
         if entry.trainable:                       # a network: its builder reads its encoding
             net = entry.network(0)
-            assert tuple(net.input_shape) == ENCODINGS[entry.encoding][1], name
+            assert tuple(net.input_shape) == ENCODINGS[entry.encoding].shape, name
             assert entry.kind == "learned" and entry.in_table
     assert EVALUATORS["bayes"].kind == "bayes" and not EVALUATORS["bayes"].in_table
     nnue = load_evaluator("nnue")     # the side to move's view: a colour-mirrored position
@@ -74,13 +74,13 @@ def test_every_entry_says_what_it_is_and_how_to_make_it():
 
 def test_a_model_file_is_read_once_and_every_load_is_a_fresh_copy(monkeypatch):
     reads = []
-    original = evaluation.NetworkEvaluator.from_file.__func__
+    original = registry.NetworkEvaluator.from_file.__func__
 
     def counted(cls, path, name=None):
         reads.append(path)
         return original(cls, path, name)
 
-    monkeypatch.setattr(evaluation.NetworkEvaluator, "from_file", classmethod(counted))
+    monkeypatch.setattr(registry.NetworkEvaluator, "from_file", classmethod(counted))
     monkeypatch.setattr(files, "_CACHE", {})          # forget what other tests loaded
     a, b = load_evaluator("cnn"), load_evaluator("cnn")
     assert len(reads) == 1 and a is not b and a.model is not b.model

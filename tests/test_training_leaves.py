@@ -6,8 +6,7 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.datasets import positions as data
-from chesslab.datasets import records as games
+from chesslab.datasets import positions, records
 from chesslab.cli import main
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.training.leaves import LeafRecorder, search_leaves, with_leaves
@@ -39,18 +38,18 @@ def test_leaves_are_seeded_distinct_and_respect_the_exclusions():
     again, _ = search_leaves(ROOTS, evaluators, depth=2, rate=0.2, seed=3)
     other, _ = search_leaves(ROOTS, evaluators, depth=2, rate=0.2, seed=4)
     assert fens == again and fens != other
-    keys = [data.position_key(f) for f in fens]
+    keys = [positions.position_key(f) for f in fens]
     assert len(set(keys)) == len(keys)
     assert set(owners.tolist()) == {0, 1, 2}
     fewer, _ = search_leaves(ROOTS, evaluators, depth=2, rate=0.2, seed=3,
                              exclude=set(keys[:10]))
-    assert not set(keys[:10]) & {data.position_key(f) for f in fewer}
+    assert not set(keys[:10]) & {positions.position_key(f) for f in fewer}
     with pytest.raises(ValueError, match="evaluator"):
         search_leaves(ROOTS, [], depth=2)
 
 
 def test_leaves_join_the_part_of_the_split_their_root_is_in():
-    base = data.make_dataset([{"fen": fen, "cp": 10 * i, "wdl": [500, 300, 200],
+    base = positions.make_dataset([{"fen": fen, "cp": 10 * i, "wdl": [500, 300, 200],
                                "source": "game", "game_id": i, "ply": 20 + i,
                                "result": "1-0", "sampled_by_rule": False}
                               for i, fen in enumerate(ROOTS * 4)], {"depth": 10})
@@ -64,8 +63,8 @@ def test_leaves_join_the_part_of_the_split_their_root_is_in():
     assert (grown.source[len(base):] == "leaf").all()
     assert (grown.depth[len(base):] == 8).all() and (grown.depth[:len(base)] == 10).all()
     assert (grown.game_id[len(base):] == base.game_id[rows]).all()
-    before = data.split_by_game(base.game_id)
-    after = data.split_by_game(grown.game_id)
+    before = positions.split_by_game(base.game_id)
+    after = positions.split_by_game(grown.game_id)
     for part_before, part_after in zip(before, after):
         assert set(part_before) <= set(part_after)         # the old rows stay in place
         for row in part_after[part_after >= len(base)]:
@@ -76,14 +75,14 @@ def test_leaves_join_the_part_of_the_split_their_root_is_in():
 
 @needs_stockfish
 def test_data_leaves_grows_the_training_part_and_training_can_leave_them_out(tmp_path):
-    records = games.generate_games(6, tmp_path / "g.pgn.gz", seed=3, nodes=50, max_plies=40,
+    game_file = records.generate_games(6, tmp_path / "g.pgn.gz", seed=3, nodes=50, max_plies=40,
                                 progress=False)
-    base = data.build_dataset([records], n_random=4, depth=3, every=4, progress=False)
-    path = data.save_dataset(base, tmp_path / "d.npz")
+    base = positions.build_dataset([game_file], n_random=4, depth=3, every=4, progress=False)
+    path = positions.save_dataset(base, tmp_path / "d.npz")
     assert main(["data", "leaves", "--data", str(path), "--roots", "3", "--rate", "0.2",
                  "--search-depth", "1", "--depth", "2", "--evaluators", "pst,material",
                  "--workers", "1"]) == 0
-    grown = data.load_dataset(path)
+    grown = positions.load_dataset(path)
     new = grown.subset(np.arange(len(base), len(grown)))
     assert len(new) > 0 and (new.source == "leaf").all() and (new.depth == 2).all()
     train_ids = set(base.split()[0].game_id.tolist())

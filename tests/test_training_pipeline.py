@@ -3,74 +3,74 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.training import pipeline as training
+from chesslab.training import pipeline
 from chesslab.evaluators.neural import NetworkEvaluator, cp_to_target
 from chesslab.nn import ANN
 from material_data import tiny  # noqa: F401  (a fixture)
 
 
 def test_the_recipe_trains_the_nnue_and_refuses_a_white_view(tiny):
-    config = training.TrainConfig(epochs=3, batch_size=64, perspective="side_to_move",
+    config = pipeline.TrainConfig(epochs=3, batch_size=64, perspective="side_to_move",
                                   target="wdl", quiet=True, mirror=True)
-    result = training.train_net("nnue", tiny, config, progress=False)
+    result = pipeline.train_net("nnue", tiny, config, progress=False)
     assert result.kind == "logit" and result.history.train_loss[-1] < result.history.train_loss[0]
     assert result.test["positions"] > 0
     with pytest.raises(ValueError, match="side to move"):
-        training.train_net("nnue", tiny, training.TrainConfig(epochs=1), progress=False)
+        pipeline.train_net("nnue", tiny, pipeline.TrainConfig(epochs=1), progress=False)
 
 
 def test_extra_plies_is_the_switch_for_the_shallower_labels(tiny):
     ds = tiny.subset(np.arange(len(tiny)))
     ds.metadata["depth"] = 10
     ds.depth = np.where(np.arange(len(ds)) % 3 == 0, 8, 10).astype(np.int8)
-    train = training.split(ds)[0]
+    train = pipeline.split(ds)[0]
     main = int(np.sum(train.depth == 10))
     assert 0 < main < len(train)
     for extra, expected in ((False, main), (True, len(train))):
-        config = training.TrainConfig(epochs=1, batch_size=64, extra_plies=extra)
-        result = training.train_net("ann64", ds, config, progress=False)
+        config = pipeline.TrainConfig(epochs=1, batch_size=64, extra_plies=extra)
+        result = pipeline.train_net("ann64", ds, config, progress=False)
         assert result.train_examples == expected
 
 
 # ---------------------------------------------------------------- the pipeline rules
 
 def test_split_keeps_games_together_and_shuffle_is_a_permutation(tiny):
-    train, val, test = training.split(tiny)
+    train, val, test = pipeline.split(tiny)
     assert len(train) + len(val) + len(test) == len(tiny)
     ids = [set(part.game_id.tolist()) for part in (train, val, test)]
     assert not (ids[0] & ids[1] or ids[0] & ids[2] or ids[1] & ids[2])
-    order = training.shuffle(len(train), np.random.default_rng(0))
+    order = pipeline.shuffle(len(train), np.random.default_rng(0))
     assert sorted(order.tolist()) == list(range(len(train)))
     assert order.tolist() != list(range(len(train)))
 
 
 def test_only_the_training_part_is_shuffled(tiny, monkeypatch):
-    train, val, _ = training.split(tiny)
-    x, x_val = (training.encode_dataset(d, "thesis64") for d in (train, val))
+    train, val, _ = pipeline.split(tiny)
+    x, x_val = (pipeline.encode_dataset(d, "thesis64") for d in (train, val))
     x_val_before, cp_val_before = x_val.copy(), val.cp.copy()
     calls = []
-    real = training.shuffle
+    real = pipeline.shuffle
 
     def spy(n, rng):
         calls.append(n)
         return real(n, rng)
 
-    monkeypatch.setattr(training, "shuffle", spy)
+    monkeypatch.setattr(pipeline, "shuffle", spy)
     model = ANN.from_topology([64, 16, 1], seed=0)
-    config = training.TrainConfig(epochs=3, batch_size=32, patience=10)
-    history = training.fit(model, (x, train.cp), (x_val, val.cp), config, progress=False)
+    config = pipeline.TrainConfig(epochs=3, batch_size=32, patience=10)
+    history = pipeline.fit(model, (x, train.cp), (x_val, val.cp), config, progress=False)
     assert calls == [len(train)] * 3            # one shuffle per epoch, training part only
     np.testing.assert_array_equal(x_val, x_val_before)
     np.testing.assert_array_equal(val.cp, cp_val_before)
     # the recorded validation loss is the loss on the validation part in its own order
-    out = training.validate(model, x_val)
+    out = pipeline.validate(model, x_val)
     best = history.val_loss[history.best_epoch - 1]
     assert np.mean((out - cp_to_target(val.cp)) ** 2) == pytest.approx(best, rel=1e-5)
 
 
 def test_training_on_a_tiny_set_lowers_the_loss(tiny):
-    config = training.TrainConfig(epochs=8, batch_size=32, lr=0.003, patience=8)
-    result = training.train_net("ann", tiny, config, progress=False)
+    config = pipeline.TrainConfig(epochs=8, batch_size=32, lr=0.003, patience=8)
+    result = pipeline.train_net("ann", tiny, config, progress=False)
     h = result.history
     assert len(h.epoch) == 8 and h.stop_reason.startswith("maximum")
     assert h.train_loss[-1] < 0.7 * h.train_loss[0]
@@ -79,38 +79,38 @@ def test_training_on_a_tiny_set_lowers_the_loss(tiny):
 
 
 def test_stops_when_accuracy_is_acceptable_or_patience_runs_out(tiny):
-    train, val, _ = training.split(tiny)
-    data = [(training.encode_dataset(d, "thesis64"), d.cp) for d in (train, val)]
+    train, val, _ = pipeline.split(tiny)
+    data = [(pipeline.encode_dataset(d, "thesis64"), d.cp) for d in (train, val)]
     model = ANN.from_topology([64, 8, 1], seed=1)
-    h = training.fit(model, *data, training.TrainConfig(epochs=10, target_accuracy=0.0),
+    h = pipeline.fit(model, *data, pipeline.TrainConfig(epochs=10, target_accuracy=0.0),
                      progress=False)
     assert len(h.epoch) == 1 and "acceptable" in h.stop_reason
     # a learning rate of 0 never improves: early stopping after `patience` epochs, and
     # the plateau rule halves the learning rate every `lr_patience` epochs on the way
-    config = training.TrainConfig(epochs=20, lr=0.0, patience=4, lr_patience=2)
-    h = training.fit(ANN.from_topology([64, 8, 1], seed=1), *data, config, progress=False)
+    config = pipeline.TrainConfig(epochs=20, lr=0.0, patience=4, lr_patience=2)
+    h = pipeline.fit(ANN.from_topology([64, 8, 1], seed=1), *data, config, progress=False)
     assert len(h.epoch) == 5 and h.stop_reason.startswith("early stopping")
     assert h.best_epoch == 1
 
 
 def test_weight_decay_reaches_the_optimiser_and_shrinks_the_weights(tiny):
-    train, val, _ = training.split(tiny)
-    data = [(training.encode_dataset(d, "thesis64"), d.cp) for d in (train, val)]
+    train, val, _ = pipeline.split(tiny)
+    data = [(pipeline.encode_dataset(d, "thesis64"), d.cp) for d in (train, val)]
     norms = {}
     for decay in (0.0, 50.0):
         model = ANN.from_topology([64, 8, 1], seed=1)
-        config = training.TrainConfig(epochs=2, batch_size=32, patience=5, weight_decay=decay,
+        config = pipeline.TrainConfig(epochs=2, batch_size=32, patience=5, weight_decay=decay,
                                       target_accuracy=1.1)
-        training.fit(model, *data, config, progress=False)
+        pipeline.fit(model, *data, config, progress=False)
         norms[decay] = sum(float(np.sum(p ** 2)) for n, p, _ in model.parameters()
                            if n.endswith("W"))
     assert norms[50.0] < 0.5 * norms[0.0]
 
 
 def test_save_load_round_trip_keeps_scores_and_history(tiny, tmp_path):
-    config = training.TrainConfig(epochs=2, batch_size=64)
-    result = training.train_net("cnn", tiny, config, progress=False)
-    path = training.save_result(result, tmp_path / "cnn.json", {"file": "tiny"})
+    config = pipeline.TrainConfig(epochs=2, batch_size=64)
+    result = pipeline.train_net("cnn", tiny, config, progress=False)
+    path = pipeline.save_result(result, tmp_path / "cnn.json", {"file": "tiny"})
     line = result.summary()
     assert line.startswith(f"cnn: {len(result.history.epoch)} epochs")
     assert f"test MAE {result.test['mae_cp']:.0f} cp" in line
@@ -119,7 +119,7 @@ def test_save_load_round_trip_keeps_scores_and_history(tiny, tmp_path):
     expected = NetworkEvaluator(result.model, "planes14", "tanh").evaluate_batch(boards)
     np.testing.assert_allclose(loaded.evaluate_batch(boards), expected, rtol=1e-5, atol=1e-3)
     assert loaded.encoding == "planes14" and loaded.name == "cnn"
-    history = training.load_history("cnn", tmp_path)
+    history = pipeline.load_history("cnn", tmp_path)
     assert history.epoch == [1, 2] and history.val_loss == result.history.val_loss
 
 
@@ -135,24 +135,24 @@ def test_save_load_round_trip_keeps_scores_and_history(tiny, tmp_path):
 def test_save_refuses_what_could_not_be_loaded_and_writes_nothing(tmp_path, args, info, says):
     path = tmp_path / "ann.json"
     with pytest.raises(ValueError) as refused:
-        training.save(ANN.from_topology([896, 4, 1], seed=0), path, *args, **info)
+        pipeline.save(ANN.from_topology([896, 4, 1], seed=0), path, *args, **info)
     assert str(refused.value).startswith(says)
     assert list(tmp_path.iterdir()) == []
     model = ANN.from_topology([896, 4, 1], seed=0).train()
-    training.save(model, path, "planes14_flat", "logit")
+    pipeline.save(model, path, "planes14_flat", "logit")
     assert NetworkEvaluator.from_file(path).target == "logit"
     assert model.training                 # saving leaves the model in the mode it was in
 
 
 def test_unknown_network_name_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown network 'mlp'"):
-        training.build_net("mlp")
+        pipeline.build_net("mlp")
 
 
 def test_board_never_changes_when_encoded(tiny):
     board = chess.Board(tiny.fen[0])
     before = board.fen()
-    NetworkEvaluator(*training.build_net("conv")).evaluate(board)
+    NetworkEvaluator(*pipeline.build_net("conv")).evaluate(board)
     assert board.fen() == before
 
 
@@ -161,10 +161,10 @@ def test_board_never_changes_when_encoded(tiny):
                                      dict(weight_decay=-0.01)])
 def test_settings_that_cannot_train_are_refused(setting):
     with pytest.raises(ValueError, match="at least 1|cannot be negative"):
-        training.TrainConfig(**setting)
+        pipeline.TrainConfig(**setting)
 
 
 def test_too_few_games_to_split_is_a_clear_error(tiny):
     one_game = tiny.subset(np.flatnonzero(tiny.game_id == 0))
     with pytest.raises(ValueError, match="too little data to train.*more games"):
-        training.train_net("ann", one_game, training.TrainConfig(epochs=1), progress=False)
+        pipeline.train_net("ann", one_game, pipeline.TrainConfig(epochs=1), progress=False)

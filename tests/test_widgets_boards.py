@@ -9,7 +9,7 @@ PROMOTE_FEN = "3r3k/4P3/8/8/8/8/8/K7 w - - 0 1"
 
 
 @pytest.fixture
-def widget_module():
+def boards():
     return pytest.importorskip("chesslab.widgets.boards")
 
 
@@ -17,8 +17,8 @@ def classes(game, square):
     return set(game.squares[chess.parse_square(square)]._dom_classes)
 
 
-def test_widget_board_shows_pieces_marks_and_moves(widget_module):
-    game = widget_module.ChessGame(GameController())
+def test_widget_board_shows_pieces_marks_and_moves(boards):
+    game = boards.ChessGame(GameController())
     assert repr(game) == "ChessGame(play: White you, Black you)"
     assert {"chesslab-sq", "chesslab-sq-e2", "chesslab-light", "chesslab-white-piece"} <= classes(game, "e2")
     assert "chesslab-dark" in classes(game, "a1") and "chesslab-black-piece" in classes(game, "e8")
@@ -35,8 +35,8 @@ def test_widget_board_shows_pieces_marks_and_moves(widget_module):
     assert game.pgn.layout.display == "flex" and "1. e4" in game.pgn.value
 
 
-def test_widget_promotion_picker(widget_module):
-    game = widget_module.ChessGame(GameController(fen=PROMOTE_FEN))
+def test_widget_promotion_picker(boards):
+    game = boards.ChessGame(GameController(fen=PROMOTE_FEN))
     assert game.promotion.layout.display == "none"
     game.click("e7")
     game.click("e8")
@@ -45,9 +45,9 @@ def test_widget_promotion_picker(widget_module):
     assert game.controller.san_moves() == ["e8=N"] and game.promotion.layout.display == "none"
 
 
-def test_widget_ignores_clicks_while_the_ai_thinks(widget_module):
+def test_widget_ignores_clicks_while_the_ai_thinks(boards):
     ai = Gate()
-    game = widget_module.ChessGame(GameController("human", ai))
+    game = boards.ChessGame(GameController("human", ai))
     game.click("e2")
     game.click("e4")
     assert ai.started.wait(5) and game.thinking
@@ -63,8 +63,8 @@ def test_widget_ignores_clicks_while_the_ai_thinks(widget_module):
     assert game.controller.ply == 0
 
 
-def test_widget_ai_vs_ai_moves_only_on_step_or_play(widget_module):
-    game = widget_module.ChessGame(GameController(FirstMove(), FirstMove(), max_plies=6),
+def test_widget_ai_vs_ai_moves_only_on_step_or_play(boards):
+    game = boards.ChessGame(GameController(FirstMove(), FirstMove(), max_plies=6),
                                    mode="watch", delay=0)
     assert game.controller.ply == 0 and game.watch_row.layout.display == "flex"
     game.step()
@@ -76,19 +76,19 @@ def test_widget_ai_vs_ai_moves_only_on_step_or_play(widget_module):
     assert "ChessGame(watch: White first, Black first)" == repr(game)
 
 
-def test_widget_ai_opens_when_you_play_black(widget_module):
-    game = widget_module.ChessGame(GameController(FirstMove(), "human"))
+def test_widget_ai_opens_when_you_play_black(boards):
+    game = boards.ChessGame(GameController(FirstMove(), "human"))
     assert game.wait(5) and game.controller.san_moves() == ["a3"]
     assert game.grid.children[1] is game.squares[chess.H1]             # Black at the bottom
     assert game.watch_row.layout.display == "none"
 
 
-def test_widget_shows_an_ai_error_on_the_status_line(widget_module):
+def test_widget_shows_an_ai_error_on_the_status_line(boards):
     class Broken:
         def choose_move(self, board):
             raise FileNotFoundError("model file missing")
 
-    game = widget_module.ChessGame(GameController("human", Broken()))
+    game = boards.ChessGame(GameController("human", Broken()))
     game.click("e2")
     game.click("e4")
     game.wait(5)
@@ -96,23 +96,23 @@ def test_widget_shows_an_ai_error_on_the_status_line(widget_module):
 
 
 # ---------------------------------------------------------------- real players
-def test_play_vs_ai_with_real_players(widget_module):
-    game = widget_module.play_vs_ai(ai="random", seed=3)
+def test_play_vs_ai_with_real_players(boards):
+    game = boards.play_vs_ai(ai="random", seed=3)
     assert repr(game) == "ChessGame(play: White you, Black AI)"
     game.click("d2")
     game.click("d4")
     assert game.wait(10) and game.controller.ply == 2
-    match = widget_module.ai_vs_ai("random", "material:1", seed=5)
+    match = boards.ai_vs_ai("random", "material:1", seed=5)
     white, black = draw_sides("random", "material:1", 5)
     assert match.controller.names == {chess.WHITE: white, chess.BLACK: black}
     assert f"White {white}" in match.note.value
 
 
-def test_extra_controls_wait_while_the_ai_thinks(widget_module):
+def test_extra_controls_wait_while_the_ai_thinks(boards):
     ai = Gate()
-    play_controls = pytest.importorskip("chesslab.widgets.controls")
-    level = play_controls.StockfishLevel(lambda spec: None)
-    game = widget_module.ChessGame(GameController("human", ai), controls=[level])
+    controls = pytest.importorskip("chesslab.widgets.controls")
+    level = controls.StockfishLevel(lambda spec: None)
+    game = boards.ChessGame(GameController("human", ai), controls=[level])
     assert level in game.children[1].children[1].children and not level.level.disabled
     game.click("e2")
     game.click("e4")
@@ -128,22 +128,22 @@ def test_extra_controls_wait_while_the_ai_thinks(widget_module):
     assert "nonsense" in game.status.value and game.controller.names[chess.BLACK] == "material:1"
 
 
-def test_play_vs_stockfish_without_stockfish_says_how_to_install(widget_module, monkeypatch,
+def test_play_vs_stockfish_without_stockfish_says_how_to_install(boards, monkeypatch,
                                                                 tmp_path):
     monkeypatch.setenv("CHESSLAB_STOCKFISH", str(tmp_path / "no-stockfish-here"))
-    shown = widget_module.play_vs_stockfish(skill=1)
+    shown = boards.play_vs_stockfish(skill=1)
     assert "chesslab-no-stockfish" in shown._dom_classes
     assert "apt-get install -y stockfish" in shown.value and "brew install stockfish" in shown.value
     with pytest.raises(ValueError, match="not both"):                  # a wrong call still fails
-        widget_module.play_vs_stockfish(skill=1, elo=1500)
+        boards.play_vs_stockfish(skill=1, elo=1500)
 
 
 @pytest.mark.stockfish
-def test_play_vs_stockfish_at_a_chosen_level(widget_module):
+def test_play_vs_stockfish_at_a_chosen_level(boards):
     from chesslab.base.stockfish import find_stockfish
     if find_stockfish(required=False) is None:
         pytest.skip("Stockfish is not installed (apt-get install -y stockfish)")
-    game = widget_module.play_vs_stockfish(skill=0)
+    game = boards.play_vs_stockfish(skill=0)
     try:
         assert repr(game) == "ChessGame(stockfish: White you, Black stockfish:skill=0)"
         assert "chesslab-mode-stockfish" in game._dom_classes and "skill level 0-20" in game.note.value
@@ -161,7 +161,7 @@ def test_play_vs_stockfish_at_a_chosen_level(widget_module):
         assert game.wait(10) and game.controller.last_decision.player == "stockfish:2000"
     finally:
         game.controller.players[chess.BLACK].close()
-    black = widget_module.play_vs_stockfish(elo=1500, human="black")
+    black = boards.play_vs_stockfish(elo=1500, human="black")
     try:
         assert black.wait(10) and black.controller.ply == 1              # Stockfish opens
         assert black.grid.children[1] is black.squares[chess.H1] and black.level.by.value == "elo"

@@ -6,7 +6,7 @@ import chess
 import chess.pgn
 import pytest
 
-from chesslab.widgets import controller as play
+from chesslab.widgets import controller
 from chesslab.widgets.controller import CANDIDATES, GameController, GameOver, draw_sides, side_player
 from chesslab.matches.specs import stockfish_spec
 from scripted_players import FirstMove
@@ -314,11 +314,11 @@ def test_sides_are_drawn_at_random_but_seeded():
 
 
 def test_the_default_ai_falls_back_when_no_cnn_is_trained(monkeypatch, tmp_path):
-    assert play.default_ai() == (play.THESIS_AI, None)          # the shipped cnn.json
+    assert controller.default_ai() == (controller.THESIS_AI, None)          # the shipped cnn.json
     import chesslab.evaluators.registry as ev
     monkeypatch.setattr(ev, "MODELS_DIR", tmp_path)
-    spec, note = play.default_ai()
-    assert spec == play.FALLBACK_AI and "cnn.json" in note and play.THESIS_AI in note
+    spec, note = controller.default_ai()
+    assert spec == controller.FALLBACK_AI and "cnn.json" in note and controller.THESIS_AI in note
 
 
 def test_controller_wrong_inputs_are_named_errors():
@@ -337,7 +337,7 @@ def test_controller_wrong_inputs_are_named_errors():
 # ---------------------------------------------------------------- Stockfish at a level
 @pytest.mark.stockfish
 def test_stockfish_plays_at_the_chosen_level():
-    if not play.is_available("stockfish"):
+    if not controller.is_available("stockfish"):
         pytest.skip("Stockfish is not installed (apt-get install -y stockfish)")
     game = GameController("human", stockfish_spec(skill=0))
     try:

@@ -1,17 +1,17 @@
-"""play_controls: the side selectors, Stockfish's level row and their specs."""
+"""widgets.controls: the side selectors, Stockfish's level row and their specs."""
 import chess
 import pytest
 
-play_controls = pytest.importorskip("chesslab.widgets.controls")   # needs ipywidgets
+controls = pytest.importorskip("chesslab.widgets.controls")   # needs ipywidgets
 from chesslab.matches.specs import MAX_DEPTH  # noqa: E402
 
 
 def test_side_selector_builds_specs():
-    assert play_controls.split_spec("cnn:3@1s") == ("cnn", 3, 1.0)
-    assert play_controls.split_spec("pst@0.5s") == ("pst", None, 0.5)
-    assert play_controls.split_spec("stockfish:1350") == ("stockfish:1350", None, 0.0)
+    assert controls.split_spec("cnn:3@1s") == ("cnn", 3, 1.0)
+    assert controls.split_spec("pst@0.5s") == ("pst", None, 0.5)
+    assert controls.split_spec("stockfish:1350") == ("stockfish:1350", None, 0.0)
     seen = []
-    side = play_controls.SideSelector(chess.BLACK, "pst@1s", ["pst", "material"], seen.append)
+    side = controls.SideSelector(chess.BLACK, "pst@1s", ["pst", "material"], seen.append)
     deepest = max(MAX_DEPTH.values())
     assert side.spec() == f"pst:{deepest}@1s"            # time-limited: depth at its maximum
     side.seconds.value = 0
@@ -25,13 +25,13 @@ def test_side_selector_builds_specs():
     assert side.depth.max == MAX_DEPTH["minimax"] and side.spec() == f"minimax:{MAX_DEPTH['minimax']}"
     side.name.value = "human"
     assert side.spec() == "human"
-    assert play_controls.split_spec("mcts:100") == ("mcts:100", None, 0.0)
+    assert controls.split_spec("mcts:100") == ("mcts:100", None, 0.0)
 
 
 # ---------------------------------------------------------------- Stockfish at a level
 def test_stockfish_level_row_builds_specs():
     seen = []
-    level = play_controls.StockfishLevel(seen.append, skill=2, elo_range=(1320, 3190))
+    level = controls.StockfishLevel(seen.append, skill=2, elo_range=(1320, 3190))
     assert level.spec() == "stockfish:skill=2" and (level.level.min, level.level.max) == (0, 20)
     level.level.value = 5
     assert seen == ["stockfish:skill=5"]
@@ -43,12 +43,12 @@ def test_stockfish_level_row_builds_specs():
     assert seen[-2:] == ["stockfish:2000", "stockfish:skill=5"] and len(seen) == 4
     level.by.value = "elo"
     assert seen[-1] == "stockfish:2000"
-    timed = play_controls.StockfishLevel(seen.append, elo=1500, seconds=1)
+    timed = controls.StockfishLevel(seen.append, elo=1500, seconds=1)
     assert timed.spec() == "stockfish:1500@1s" and timed.by.value == "elo"
 
 
 def test_side_selector_shows_depth_and_time_only_for_a_search():
-    side = play_controls.SideSelector(chess.WHITE, "human", ["random", "pst", "stockfish:1350"],
+    side = controls.SideSelector(chess.WHITE, "human", ["random", "pst", "stockfish:1350"],
                                        lambda _s: None)
     assert side.depth.layout.visibility == "hidden" and not side.takes_depth()
     side.name.value = "pst"

@@ -3,7 +3,7 @@
     python tools/import_graph.py          # a table per module, upward imports, cycles
 
 The layers are the folders of ``chesslab/``, bottom to top (``LAYERS``); a module may
-import its own layer and the ones below it. tests/test_layers.py asserts that.
+import its own layer and the ones below it. tests/test_package_layers.py asserts that.
 """
 import ast
 import pathlib
