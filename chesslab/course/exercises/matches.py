@@ -85,17 +85,22 @@ def _measured(name, measure, show):
 
 
 def check_beats_material(fn, games: int = 4, seed: int = 0, depth: int = 2,
-                         max_plies: int = 160, bar: float = 0.5, show=True) -> CheckResult:
+                         max_plies: int = 160, bar: float = 0.5, resign_cp: float = 600,
+                         show=True) -> CheckResult:
     """A design exercise: ``fn(board) -> centipawns (White's view)`` searched at ``depth``
     plays ``games`` seeded games against ``material:2``; it passes when it scores more
-    than ``bar`` of the points. The line says the score, its 95% interval and the gap."""
+    than ``bar`` of the points. The line says the score, its 95% interval and the gap.
+    A game ends when both sides see one of them ``resign_cp`` ahead for four plies (the
+    engine testers' resign rule): a won game is not played out to mate, which at depth 2
+    is most of the time a class's grading spends here."""
     from chesslab.matches.match import match
     from chesslab.matches.players import SearchPlayer
+    fn = own_work(fn)
 
     def measure():
         yours = SearchPlayer(FunctionEvaluator(fn), depth=depth, name=f"yours:{depth}")
         result = match(yours, "material:2", games=games, seed=seed, max_plies=max_plies,
-                       progress=False)
+                       progress=False, resign_cp=resign_cp)
         points = result.wins + result.draws / 2
         low, high = wilson_interval(points, games)
         line = (f"{points:g} of {games} points (+{result.wins} ={result.draws} "
