@@ -17,15 +17,3 @@ that calls it (``my_f = f``) fails with "uses the reference". The graded verdict
 leaves out. The shared machinery is in ``chesslab.course.checking``.
 """
 
-# TRANSITIONAL (removed once the notebooks import from the modules)
-from chesslab.course.exercises.encoding import *  # noqa
-from chesslab.course.exercises.networks import *  # noqa
-from chesslab.course.exercises.design import *  # noqa
-from chesslab.course.exercises.training import *  # noqa
-from chesslab.course.exercises.nnue import *  # noqa
-from chesslab.course.exercises.minimax import *  # noqa
-from chesslab.course.exercises.alphabeta import *  # noqa
-from chesslab.course.exercises.matches import *  # noqa
-from chesslab.course.exercises.bayes import *  # noqa
-from chesslab.course.exercises.mcts import *  # noqa
-from chesslab.course.exercises.alphazero import *  # noqa
