@@ -240,3 +240,94 @@ def test_a_result_is_points_a_winner_and_back():
             points(bad)
         with pytest.raises(ValueError, match="result must be one of"):
             winner_of(bad)
+
+
+class BoardGuard(Player):
+    """Wraps a player; fails if the board it was handed changed or a move was illegal."""
+
+    def __init__(self, inner):
+        super().__init__(inner.name, inner.seed)
+        self.inner = inner
+
+    def choose_move(self, board):
+        fen, stack = board.fen(), list(board.move_stack)
+        move = self.inner.choose_move(board)
+        assert (board.fen(), list(board.move_stack)) == (fen, stack)
+        assert move in board.legal_moves
+        return move
+
+
+def test_200_seeded_random_vs_engine_games_are_legal():
+    ends = set()
+    for seed in range(200):
+        engine = BoardGuard(make_player("alphabeta:1", seed=seed))
+        rand = BoardGuard(make_player("random", seed=seed))
+        white, black = (engine, rand) if seed % 2 else (rand, engine)
+        game = play_game(white, black, max_plies=40)
+        board = game.end().board()  # replaying the PGN checks every move again
+        assert len(board.move_stack) <= 40
+        ends.add(game.headers["Termination"])
+    assert "move cap" in ends and "checkmate" in ends
+
+
+def test_full_search_mates_random_and_pgn_names_players():
+    game = play_game(make_player("material:2", seed=3), make_player("random", seed=3))
+    assert game.headers["Result"] == "1-0"
+    assert game.headers["Termination"] == "checkmate"
+    assert (game.headers["White"], game.headers["Black"]) == ("material:2", "random")
+
+
+def test_claimable_draws_and_move_cap_are_adjudicated():
+    # Kings only: insufficient material ends the game at once.
+    game = play_game(make_player("random"), make_player("random"),
+                     start=chess.Board("8/8/3k4/8/8/3K4/8/8 w - - 0 1"))
+    assert (game.headers["Result"], game.headers["Termination"]) == (
+        "1/2-1/2", "insufficient material")
+    game = play_game(make_player("random"), make_player("random"), max_plies=6)
+    assert game.headers["Termination"] == "move cap" and game.headers["Result"] == "1/2-1/2"
+    # Knights shuffling back and forth: the threefold repetition ends the game once it
+    # has happened (the start position for the third time), not a move earlier.
+
+    class Shuffler(Player):
+        def choose_move(self, board):
+            for uci in ("g1f3", "f3g1", "g8f6", "f6g8"):
+                move = chess.Move.from_uci(uci)
+                if move in board.legal_moves:
+                    return move
+    game = play_game(Shuffler("w"), Shuffler("b"))
+    assert game.headers["Termination"] == "threefold repetition"
+    assert game.headers["PlyCount"] == "8" and game.end().board().is_repetition(3)
+
+
+def test_illegal_move_is_reported():
+    class Cheater(Player):
+        def choose_move(self, board):
+            return chess.Move.from_uci("e2e5")
+    with pytest.raises(ValueError, match="cheater chose the illegal move e2e5"):
+        play_game(Cheater("cheater"), make_player("random"))
+
+
+def test_a_decided_game_is_adjudicated_only_when_both_engines_agree():
+    queen_up = chess.Board("4k3/8/8/8/8/8/3QK3/8 w - - 0 1")
+    game = play_game(make_player("material:1"), make_player("material:1", seed=1),
+                     start=queen_up, resign_cp=500)
+    assert game.headers["Result"] == "1-0"
+    assert game.headers["Termination"].startswith("adjudicated: both engines see White")
+    assert len(list(game.mainline_moves())) == 4          # four plies of agreement
+    # off by default: the same game goes on (here to the move cap)
+    game = play_game(make_player("material:1"), make_player("material:1", seed=1),
+                     start=queen_up, max_plies=6)
+    assert game.headers["Termination"] in ("move cap", "checkmate")
+    # a player that reports no score (random) never agrees to anything
+    game = play_game(make_player("material:1"), make_player("random"), start=queen_up,
+                     resign_cp=500, max_plies=6)
+    assert not game.headers["Termination"].startswith("adjudicated")
+
+
+def test_the_resign_rule_accepts_players_whose_search_has_no_score():
+    """An MCTS player's last result has visits and a value, not a centipawn score."""
+    queen_up = chess.Board("4k3/8/8/8/8/8/3QK3/8 w - - 0 1")
+    game = play_game(make_player("mcts:8"), make_player("material:1"), start=queen_up,
+                     resign_cp=500, max_plies=6)
+    assert not game.headers["Termination"].startswith("adjudicated")
+    assert len(list(game.mainline_moves())) <= 6

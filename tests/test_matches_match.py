@@ -1,0 +1,119 @@
+"""matches.match: a match alternates colours and writes its PGN, its score, interval and
+Elo, settings and files checked before the first game, an engine that dies mid-match."""
+import math
+
+import chess
+import chess.pgn
+import pytest
+
+from chesslab.__main__ import main
+from chesslab.board.game import play_game
+from chesslab.matches.match import MatchResult, match
+from chesslab.matches.players import make_player
+from chesslab.matches.rating import elo_difference
+
+
+def test_scores_interval_and_elo():
+    r = MatchResult("a", "b", wins=6, draws=2, losses=2)
+    assert r.score == pytest.approx(0.7)
+    low, high = r.score_interval()
+    assert low < 0.7 < high
+    assert r.elo == pytest.approx(-400 * math.log10(1 / 0.7 - 1))
+    assert elo_difference(0.5) == 0 and elo_difference(1.0) == math.inf
+    assert r.elo_error > 0
+
+
+def test_a_clean_sweep_reports_the_elo_its_interval_proves():
+    sweep = MatchResult("a", "b", wins=20, draws=0, losses=0)
+    low, high = sweep.score_interval()
+    assert high == pytest.approx(1.0) and 0.8 < low < 0.9
+    text = sweep.summary()
+    assert f"at least {elo_difference(low):+.0f} at 95%" in text and "+inf" in text
+    lost = MatchResult("a", "b", wins=0, draws=0, losses=4).summary()
+    assert "every game lost: at most -" in lost
+    assert "every game" not in MatchResult("a", "b", wins=3, draws=1, losses=0).summary()
+
+
+def test_match_alternates_colours_and_writes_pgn(tmp_path):
+    path = tmp_path / "m.pgn"
+    result = match("alphabeta:1", "random", games=4, max_plies=30, progress=False,
+                   pgn_path=path)
+    assert result.n == 4
+    whites = [g.headers["White"] for g in result.games]
+    assert whites == ["alphabeta:1", "random", "alphabeta:1", "random"]
+    with open(path) as fh:
+        games = [chess.pgn.read_game(fh) for _ in range(4)]
+    assert [g.headers["Round"] for g in games] == ["1", "2", "3", "4"]
+    assert games[0].headers["Opening"] == games[1].headers["Opening"]
+
+
+def test_senseless_match_settings_are_refused():
+    with pytest.raises(ValueError, match="at least 1 game"):
+        match("random", "random", games=0, progress=False)
+    with pytest.raises(ValueError, match="max_plies"):
+        match("random", "random", games=2, max_plies=0, progress=False)
+    with pytest.raises(ValueError, match="max_plies"):
+        play_game(make_player("random"), make_player("random"), max_plies=-1)
+    with pytest.raises(TypeError, match="needs players"):
+        play_game("random", make_player("random"))
+    assert main(["match", "--white", "random", "--black", "random", "--max-plies", "0",
+                 "--quiet"]) == 2
+
+
+def test_unwritable_pgn_destination_fails_before_the_first_game(tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    played = []
+    monkeypatch.setattr("chesslab.matches.match.play_game", lambda *a, **k: played.append(1))
+    with pytest.raises(ValueError, match="cannot write the PGN file"):
+        match("random", "random", games=2, progress=False, pgn_path=blocker / "m.pgn")
+    with pytest.raises(ValueError, match="is a folder"):
+        match("random", "random", games=2, progress=False, pgn_path=tmp_path)
+    assert main(["match", "--white", "random", "--black", "random", "--games", "2",
+                 "--quiet", "--pgn", str(blocker / "m.pgn")]) == 2
+    assert "cannot write the PGN file" in capsys.readouterr().err
+    assert played == []                      # checked before any work was done
+
+
+@pytest.mark.stockfish
+def test_engine_killed_mid_match_keeps_the_finished_games(tmp_path, monkeypatch, capsys):
+    import os
+    import signal
+
+    from chesslab.base.stockfish import find_stockfish
+    from chesslab.matches.players import EngineStopped
+    if find_stockfish(required=False) is None:
+        pytest.skip("Stockfish not installed")
+    real_play_game, started = play_game, []
+
+    def kill_in_third_game(white, black, **kwargs):
+        started.append(1)
+        if len(started) == 3:   # the engine dies before game 3
+            engine = white if hasattr(white, "engine") else black
+            os.kill(engine.engine.transport.get_pid(), signal.SIGKILL)
+        return real_play_game(white, black, **kwargs)
+
+    monkeypatch.setattr("chesslab.matches.match.play_game", kill_in_third_game)
+    path = tmp_path / "m.pgn"
+    with pytest.raises(EngineStopped, match="game 3 of .* 2 finished game") as err:
+        match("stockfish:skill=0@0.01s", "random", games=5, max_plies=16, progress=False,
+              pgn_path=path)
+    assert err.value.match_result.n == 2
+    with open(path) as fh:
+        saved = [chess.pgn.read_game(fh) for _ in range(3)]
+    assert [g.headers["Round"] for g in saved[:2]] == ["1", "2"] and saved[2] is None
+    # the CLI says it in one line and exits 2
+    started.clear()
+    assert main(["match", "--white", "stockfish:skill=0@0.01s", "--black", "random",
+                 "--games", "4", "--max-plies", "16", "--quiet", "--pgn",
+                 str(tmp_path / "cli.pgn")]) == 2
+    err_text = capsys.readouterr().err
+    assert err_text.startswith("error: game 3") and len(err_text.strip().splitlines()) == 1
+    assert (tmp_path / "cli.pgn").read_text().count("[Round ") == 2
+
+
+def test_a_long_clean_sweep_reads_as_a_lower_bound_not_a_finite_error():
+    # 100 of 100: the interval's upper end rounds to 1, which has no finite Elo
+    text = MatchResult("a", "b", 100, 0, 0).summary()
+    assert "every game won: at least +" in text and "+inf +-" not in text
+    assert "every game lost: at most -" in MatchResult("a", "b", 0, 0, 100).summary()
