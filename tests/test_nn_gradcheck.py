@@ -28,8 +28,6 @@ LAYERS = {
     "clipped_relu": (lambda: nn.ClippedReLU(), (4, 7)),
     "feature_transformer": (lambda: nn.FeatureTransformer(6, 3), (4, 2, 6)),
     "nnue_net": (lambda: nn.nnue_net(hidden=4, head=3, n_features=10), (3, 2, 10)),
-    "nnue_net_no_psqt": (lambda: nn.nnue_net(hidden=4, head=3, n_features=10, psqt=False),
-                         (3, 2, 10)),
     "nnue_head": (lambda: nn.NNUEHead(3, 2), (4, 8)),
     "linear_pst_net": (lambda: nn.linear_pst_net(n_features=9), (3, 9)),
     "sigmoid": (lambda: nn.Sigmoid(), (3, 7)),

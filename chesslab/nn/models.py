@@ -249,27 +249,20 @@ def residual_net(conv_size: int = 32, conv_depth: int = 4, seed: int = 0, in_cha
     return cnn.add_output_layer(1, activation="sigmoid")
 
 
-def nnue_net(hidden: int = 128, head: int = 32, seed: int = 0, n_features: int = 768,
-             psqt: bool = True):
+def nnue_net(hidden: int = 128, head: int = 32, seed: int = 0, n_features: int = 768):
     """An efficiently updatable network (NNUE): 2 x 768 -> 2 x hidden -> head -> 1.
 
     The feature transformer turns each side's piece-square features into an
     accumulator; both accumulators (side to move first) pass a clipped ReLU, a small
     dense layer and a clipped ReLU again, then one linear output: the score for the
-    side to move, in units of 400 centipawns (a logit of the expected score). With
-    ``psqt`` each accumulator has one more number, a learned piece-square total added
+    side to move, in units of 400 centipawns (a logit of the expected score). Each
+    accumulator has one more number, a learned piece-square total (PSQT) added
     straight to the output (``NNUEHead``).
     """
     rng = make_rng(seed)
-    name = f"NNUE 768-{hidden}x2-{head}-1" + (" + PSQT" if psqt else "")
-    if psqt:
-        layers = [FeatureTransformer(n_features, hidden + 1, rng=rng),
-                  NNUEHead(hidden, head, rng=rng)]
-    else:
-        layers = [FeatureTransformer(n_features, hidden, rng=rng), ClippedReLU(),
-                  Dense(2 * hidden, head, rng=rng), ClippedReLU(),
-                  Dense(head, 1, init="xavier", rng=rng)]
-    return Network(layers, input_shape=(2, n_features), name=name, learning_rate=0.001)
+    layers = [FeatureTransformer(n_features, hidden + 1, rng=rng), NNUEHead(hidden, head, rng=rng)]
+    return Network(layers, input_shape=(2, n_features), name=f"NNUE 768-{hidden}x2-{head}-1 + PSQT",
+                   learning_rate=0.001)
 
 
 def linear_pst_net(seed: int = 0, n_features: int = 768):
