@@ -38,13 +38,20 @@ def serve(spec: str) -> int:
     return engine.run(sys.stdin)
 
 
+def _arguments(parser):
+    parser.add_argument("spec", nargs="?", default=DEFAULT_SPEC, metavar="SPEC",
+                        help=_SPEC_HELP)
+    # lichess-bot passes its engine_options as --NAME=VALUE: --player=players/anna.py
+    parser.add_argument("--player", help="the same as SPEC (wins over it)")
+
+
 def _uci(args):
-    return serve(args.spec)
+    return serve(args.player or args.spec)
 
 
 def add_uci(sub):
     p = sub.add_parser("uci", help="a player as a UCI engine on stdin/stdout (chess GUIs)")
-    p.add_argument("spec", nargs="?", default=DEFAULT_SPEC, metavar="SPEC", help=_SPEC_HELP)
+    _arguments(p)
     p.set_defaults(func=_uci)
 
 
@@ -52,6 +59,5 @@ def main(argv=None) -> int:
     """The ``chesslab-uci`` console script: ``chesslab-uci [SPEC]``."""
     parser = argparse.ArgumentParser(prog="chesslab-uci",
                                      description="a chesslab player as a UCI engine")
-    parser.add_argument("spec", nargs="?", default=DEFAULT_SPEC, metavar="SPEC",
-                        help=_SPEC_HELP)
-    return serve(parser.parse_args(argv).spec)
+    _arguments(parser)
+    return _uci(parser.parse_args(argv))

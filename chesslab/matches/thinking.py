@@ -125,7 +125,7 @@ class StopClock(Clock):
         return going
 
     def check(self, nodes):
-        if self.live and self.stop.is_set():
+        if self.live and self.stop is not None and self.stop.is_set():
             raise OutOfTime(None)
         super().check(nodes)
 
@@ -224,7 +224,7 @@ class SearchThinker(Thinker):
             for k, (score, _, pv) in enumerate(exact[:self.multipv], 1):
                 say(info_line(d, score, count, spent, pv, root,
                               k if self.multipv > 1 else None))
-            reported["last"] = (d, exact[0][1])
+            reported["last"] = (count, exact[0][1])
 
         searcher.stop, searcher.on_iteration = stop, on_iteration
         try:
@@ -232,10 +232,13 @@ class SearchThinker(Thinker):
         finally:
             searcher.stop = searcher.on_iteration = None
         p.last_result = result
-        if result.move is not None and reported.get("last") != (result.depth, result.move):
-            # a cut-short iteration changed the move: say what is played, and why
+        last = reported.get("last")
+        if result.move is not None and (last is None or last[0] != result.nodes
+                                        or (last[1] != result.move and self.multipv == 1)):
+            # a cut-short iteration, or a tie broken at random: the line of the move played
             side = result.score if board.turn == chess.WHITE else -result.score
-            say(info_line(result.depth, side, result.nodes, result.seconds, result.pv, board))
+            say(info_line(result.depth, side, result.nodes, result.seconds, result.pv, board,
+                          1 if self.multipv > 1 else None))
         return result.move
 
 

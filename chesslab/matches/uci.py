@@ -40,6 +40,7 @@ COMMANDS = ("uci", "debug", "isready", "setoption", "register", "ucinewgame", "p
             "go", "stop", "ponderhit", "quit")
 _GO_NUMBERS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes",
                "mate")
+_GO_WORDS = (*_GO_NUMBERS, "infinite", "ponder", "searchmoves")
 
 
 def load_spec(spec: str):
@@ -226,14 +227,16 @@ class UciEngine:
                 if word == "ponder":
                     problems.append("pondering is not supported: searching until stop")
             elif word in _GO_NUMBERS:
+                value = args[i + 1] if i + 1 < len(args) else None
+                if value is not None and value not in _GO_WORDS:
+                    i += 1                          # the value, read or not
                 try:
-                    given[word] = int(args[i + 1])
-                    i += 1
-                except (IndexError, ValueError):
-                    problems.append(f"go: {word} needs a whole number; ignored")
+                    given[word] = int(value)
+                except (TypeError, ValueError):
+                    problems.append(f"go: {word} needs a whole number, not {value!r}; ignored")
             elif word == "searchmoves":
                 problems.append("go: searchmoves is not supported; every move is searched")
-                while i + 1 < len(args) and args[i + 1] not in _GO_NUMBERS:
+                while i + 1 < len(args) and args[i + 1] not in _GO_WORDS:
                     i += 1
             else:
                 problems.append(f"go: unknown word {word!r}; ignored")
