@@ -14,9 +14,9 @@ plays ``chesslab.board.game.play_game``. It counts:
 * **wrong results**: the PGN's Result/Termination disagree with ``chesslab.board.rules.outcome``
   of the final board (or, for an unfinished game, it was not stopped exactly at the
   move cap as a draw, or adjudicated for the side its searches did not favour), or the
-  PGN does not round-trip: written with
-  ``arena.save_pgn`` and read back with ``data.read_games``, every game must come back
-  with the same headers, moves and final position.
+  PGN does not round-trip: written with ``matches.match.save_pgn`` and read back with
+  ``datasets.records.read_games``, every game must come back with the same headers, moves
+  and final position.
 
 Fast settings (search depth 1-2, MCTS with 8 simulations, Stockfish at 10 ms a move)
 keep the run to a few minutes. Exit status 1 if any count is not zero.

@@ -1,9 +1,9 @@
-"""figures.networks: diagrams and listings are read from real models, curves from history."""
+"""figures.training: diagrams and listings are read from real models, curves from history."""
 import numpy as np
 
 from chesslab import nn
 from chesslab.training import recipe
-from chesslab.training import pipeline as training
+from chesslab.training import pipeline
 from chesslab.figures import training as fn
 
 
@@ -30,7 +30,7 @@ def test_model_listing_is_the_saved_file():
 
 
 def test_plot_history_draws_loss_and_accuracy():
-    h = training.History()
+    h = pipeline.History()
     for e in (1, 2, 3):
         h.append(epoch=e, train_loss=1 / e, val_loss=1.2 / e, val_accuracy=0.5 + e / 10,
                  val_mae_cp=300 / e, lr=1e-3, seconds=e)

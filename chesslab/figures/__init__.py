@@ -4,7 +4,7 @@ drawing on the axes it is given:
 * ``backprop``: one neuron's computation graph, values forward and gradients back;
 * ``board``: 8x8 arrays as heat maps, positions as small boards;
 * ``encoding``: the thesis's 64 numbers, the 14 and 9 planes, the piece table, the policy;
-* ``networks``: the CNN diagram, model-file listings, training curves, the recipe;
+* ``training``: the CNN diagram, model-file listings, training curves, the recipe;
 * ``search``: the thesis game tree, MCTS visits and values, the self-play curve;
 * ``results``: cost vs depth, the round robin, the accuracy table, match bars;
 * ``diagrams``: alpha-beta's windows, the Elo scale, the policy-value network, the

@@ -50,7 +50,7 @@ def search_leaves(roots, evaluators, depth: int = 3, rate: float = 0.03, seed: i
 
     ``evaluators`` take turns (root 0 the first, root 1 the second, ...), so the leaves
     are those each one's own search visits. Returns ``(fens, root_index)``: each
-    position once, none whose key (``data.position_key``) is in ``exclude``.
+    position once, none whose key (``datasets.positions.position_key``) is in ``exclude``.
     """
     if not evaluators:
         raise ValueError("search_leaves needs at least one evaluator to search with")

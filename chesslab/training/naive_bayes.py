@@ -55,7 +55,7 @@ def train(X, y, var_smoothing: float = 1e-9):
 
 
 def train_test_rows(game_ids, test_fraction: float = 0.2, seed: int = 0):
-    """(train rows, test rows): whole games on one side (see data.split_by_game)."""
+    """(train rows, test rows): whole games on one side (see datasets.positions.split_by_game)."""
     return split_by_game(game_ids, (1 - test_fraction, test_fraction), seed)
 
 
