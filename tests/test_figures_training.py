@@ -4,12 +4,12 @@ import numpy as np
 from chesslab import nn
 from chesslab.training import recipe
 from chesslab.training import pipeline
-from chesslab.figures import training as fn
+from chesslab.figures import training as ft
 
 
 def test_cnn_diagram_shapes_are_the_models_real_shapes():
     model = nn.thesis_cnn()
-    boxes = fn.network_boxes(model)
+    boxes = ft.network_boxes(model)
     real = [tuple(shape) for layer, shape in model.shapes() if not isinstance(layer, nn.Flatten)]
     assert [shape for _, _, shape in boxes[1:]] == real
     assert [kind for kind, _, _ in boxes] == ["Input", "Conv", "Pool", "Activ", "Conv", "Pool",
@@ -19,11 +19,11 @@ def test_cnn_diagram_shapes_are_the_models_real_shapes():
     other = nn.CNN((1, 8, 8), name="other")
     other.add(nn.Conv2D(1, 4, 3))
     other.add_output_layer(1)
-    assert [s for _, _, s in fn.network_boxes(other)] == [(1, 8, 8), (4, 6, 6), (1,)]
+    assert [s for _, _, s in ft.network_boxes(other)] == [(1, 8, 8), (4, 6, 6), (1,)]
 
 
 def test_model_listing_is_the_saved_file():
-    text = fn.model_listing(fn._small_ann())
+    text = ft.model_listing(ft._small_ann())
     assert '"name": "NN 1"' in text
     assert '"inputWeights": [[0.1], [0.4]]' in text and '"bias1": [0.2]' in text
     assert '"bias2": [0.3]' in text
@@ -35,7 +35,7 @@ def test_plot_history_draws_loss_and_accuracy():
         h.append(epoch=e, train_loss=1 / e, val_loss=1.2 / e, val_accuracy=0.5 + e / 10,
                  val_mae_cp=300 / e, lr=1e-3, seconds=e)
     h.best_epoch = 3
-    fig = fn.plot_history(h, "ANN")
+    fig = ft.plot_history(h, "ANN")
     loss_ax, acc_ax = fig.axes
     assert len(loss_ax.lines) == 3 and loss_ax.get_title() == "ANN loss"   # 2 curves + best
     np.testing.assert_allclose(acc_ax.lines[0].get_ydata(), [0.6, 0.7, 0.8])
@@ -48,7 +48,7 @@ def test_plot_recipe_ticks_only_the_measured_steps_in_recipe_order():
         return {"net": "ann", "step": steps[i],
                 "search_depth1": {k: {"mae_cp": v} for k, v in mae.items()}}
     rows = [row(2), row(0)]
-    ax = fn.plot_recipe({"rows": rows})
+    ax = ft.plot_recipe({"rows": rows})
     all_line = ax.lines[0]
     assert list(all_line.get_xdata()) == [1, 0] and list(all_line.get_ydata()) == [80.0, 100.0]
     assert len(ax.lines) == 3
@@ -56,10 +56,10 @@ def test_plot_recipe_ticks_only_the_measured_steps_in_recipe_order():
 
 
 def test_residual_block_figure_is_drawn_from_the_block():
-    from chesslab.figures import training as fn
+    from chesslab.figures import training as ft
     from chesslab.nn import Residual
     block = Residual(8, kernel_size=3)
-    texts = [t.get_text() for t in fn.residual_block_figure(block).axes[0].texts]
+    texts = [t.get_text() for t in ft.residual_block_figure(block).axes[0].texts]
     assert any(t.startswith("Conv2D\n(8 -> 8") for t in texts)
     assert sum(t.startswith("BatchNorm") for t in texts) == 2
     assert "+" in texts and any("skip connection" in t for t in texts)
@@ -75,13 +75,13 @@ def test_comparison_curves_draw_every_seed_of_each_net():
     data = {"recipe": {"train_positions": 1000},
             "runs": {"ann64@0": run("ann64", 0, 9, 3), "ann64@1": run("ann64", 1, 12, 6),
                      "cnn64@0": run("cnn64", 0, 20, 14)}}
-    fig = fn.comparison_curves_figure(data)
+    fig = ft.comparison_curves_figure(data)
     left, right = fig.axes
     assert [len(line.get_xdata()) for line in left.lines] == [9, 9, 1, 12, 12, 1]
     assert len(right.lines) == 3 and "early stopping" in right.get_title()
     assert right.lines[2].get_xdata()[0] == 14          # the best epoch is marked
     try:
-        fn.comparison_curves_figure(data, ("ann", "cnn"))
+        ft.comparison_curves_figure(data, ("ann", "cnn"))
     except ValueError as exc:
         assert "no run of ann, cnn" in str(exc)
     else:

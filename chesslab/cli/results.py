@@ -16,7 +16,7 @@ from chesslab.experiments import recipe
 from chesslab.experiments import search_cost
 from chesslab.experiments import store
 from chesslab.experiments import tournament
-from chesslab.training import pipeline as training
+from chesslab.training import pipeline
 from chesslab.cli.common import (COUNT, defaults_from, endings, game_sample_args, workers_args,
                                  write_result)
 from chesslab.base.files import check_writable, write_json_atomic
@@ -34,7 +34,7 @@ def _results_out(args, name: str):
 
 def _results_evaluators(args):
     out = _results_out(args, "evaluators")
-    table = evaluators.results_table(args.names, training.load(args.data), args.models)
+    table = evaluators.results_table(args.names, pipeline.load(args.data), args.models)
     write_json_atomic(out, table, indent=1)
     print(evaluators.format_table(table))
 
@@ -354,7 +354,7 @@ def add_results(sub):
 
     q = which.add_parser("net-comparison", help="the compared nets (ANN vs CNN) trained "
                                                 "alike, each to early stopping, resumable")
-    q.add_argument("--nets", nargs="+", choices=training.NETS, metavar="NAME",
+    q.add_argument("--nets", nargs="+", choices=pipeline.NETS, metavar="NAME",
                    help="networks to compare")
     q.add_argument("--seeds", type=int, nargs="+", help="training seeds of each net")
     q.add_argument("--train-positions", type=COUNT,

@@ -3,7 +3,7 @@ models into data/models."""
 from __future__ import annotations
 
 from chesslab.training import naive_bayes as nb_training
-from chesslab.training import pipeline as training
+from chesslab.training import pipeline
 from chesslab.training.bootstrap import bootstrap
 from chesslab.training.supervised import recalibrate_file, train_supervised
 from chesslab.cli.common import (COUNT, at_least, check_outputs, defaults_from, game_sample_args,
@@ -16,12 +16,12 @@ from chesslab.training.selfplay import check_settings, train_selfplay
 
 
 def _train_nets(args):
-    names = list(training.NETS) if "all" in args.names else list(dict.fromkeys(args.names))
+    names = list(pipeline.NETS) if "all" in args.names else list(dict.fromkeys(args.names))
     check_writable_dir(args.out, "--out folder")          # before the training, not after
     overrides = {key: getattr(args, key) for key in
                  ("epochs", "batch_size", "lr", "max_train", "patience", "weight_decay")
                  if getattr(args, key) is not None}
-    for result, path in training.train_and_save(names, args.data, args.out, args.full,
+    for result, path in pipeline.train_and_save(names, args.data, args.out, args.full,
                                                 not args.quiet, **overrides):
         print(f"{result.summary()}; wrote {path}")
 
@@ -81,8 +81,8 @@ def add_train(sub):
     kinds = train.add_subparsers(dest="kind_of_model", metavar="WHAT", required=True)
 
     p = kinds.add_parser("nets", help="train evaluation networks (the thesis pipeline)")
-    p.add_argument("names", nargs="+", choices=[*training.NETS, "all"], metavar="NAME",
-                   help=f"one or more of {', '.join(training.NETS)}, or all")
+    p.add_argument("names", nargs="+", choices=[*pipeline.NETS, "all"], metavar="NAME",
+                   help=f"one or more of {', '.join(pipeline.NETS)}, or all")
     p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
     p.add_argument("--out", help="folder for NAME.json")
     p.add_argument("--full", action="store_true", help="the long run (many more epochs)")
@@ -95,7 +95,7 @@ def add_train(sub):
     p.add_argument("--max-train", type=COUNT, default=None,
                    help="train on this many training positions only")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
-    defaults_from(p, training.train_and_save)
+    defaults_from(p, pipeline.train_and_save)
     p.set_defaults(func=_train_nets)
 
     p = kinds.add_parser("bayes", help="the Naive Bayes model (data/models/bayes.json) from "
