@@ -85,7 +85,7 @@ def _measured(name, measure, show):
 
 
 def check_beats_material(fn, games: int = 4, seed: int = 0, depth: int = 2,
-                         max_plies: int = 160, bar: float = 0.5, resign_cp: float = 600,
+                         max_plies: int = 160, bar: float = 0.5, resign_cp: float = 400,
                          show=True) -> CheckResult:
     """A design exercise: ``fn(board) -> centipawns (White's view)`` searched at ``depth``
     plays ``games`` seeded games against ``material:2``; it passes when it scores more
