@@ -61,7 +61,7 @@ def test_the_commands_and_their_groups(capsys):
     listed = {line.split()[0] for line in shown.splitlines()
               if line.startswith("    ") and not line.startswith("     ")}
     assert listed == {"data", "train", "results", "match", "bestmove", "figures",
-                      "tournament", "course"}  # no aliases
+                      "tournament", "course", "uci"}  # no aliases
 
 
 def _listed(text, command):

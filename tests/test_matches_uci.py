@@ -34,6 +34,12 @@ def choose_move(board):
     while True:
         pass
 '''
+SLEEPS = '''import time
+NAME = "sleeps"
+def choose_move(board):
+    time.sleep(30)             # (not a busy loop: the test's own process goes on)
+    return next(iter(board.legal_moves))
+'''
 CHATTY = '''import chess
 NAME = "chatty"
 def choose_move(board):
@@ -139,9 +145,30 @@ def test_stop_ends_an_infinite_search_with_the_best_move_so_far():
     uci.halt()
 
 
+def test_options_change_the_player_and_its_lines():
+    out = Collect()
+    uci = UciEngine("pst:2", write=out)
+    uci.handle("setoption name MultiPV value 2")
+    uci.handle("go depth 2")
+    assert out.wait_for("bestmove") and uci.thinker.player.searcher.multipv == 2
+    assert any(" multipv 2 " in line for line in out.lines)
+    uci.handle("setoption name Move Overhead value 250")
+    assert uci.overhead == 0.25
+    uci.handle("setoption name Player value random")
+    uci.handle("ucinewgame")
+    uci.handle("position startpos moves e2e4")
+    out.lines.clear()
+    uci.handle("go")
+    best = out.wait_for("bestmove")[0].split()[1]
+    assert uci.spec == "random" and type(uci.thinker.player).__name__ == "RandomPlayer"
+    assert chess.Move.from_uci(best) in chess.Board(
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").legal_moves
+    uci.halt()
+
+
 def test_a_slow_player_is_replaced_by_a_legal_move_on_time(tmp_path):
-    path = tmp_path / "hangs.py"
-    path.write_text(HANGS)
+    path = tmp_path / "sleeps.py"
+    path.write_text(SLEEPS)
     out = Collect()
     uci = UciEngine(str(path), write=out)
     uci.handle("go movetime 300")
@@ -250,6 +277,16 @@ def test_garbage_is_named_and_the_engine_keeps_answering():
     after = chess.Board()
     after.push_uci("e2e4")           # where the bad move list stopped, and the last position
     assert len(best) == 2 and all(chess.Move.from_uci(m) in after.legal_moves for m in best)
+
+
+def test_a_player_that_never_answers_still_moves_and_quits(tmp_path):
+    path = tmp_path / "hangs.py"
+    path.write_text(HANGS)
+    run = _raw([str(path)], ["go movetime 300", "isready", "quit"])
+    best = [line.split()[1] for line in run.stdout.splitlines() if line.startswith("bestmove")]
+    assert len(best) == 1 and chess.Move.from_uci(best[0]) in chess.Board().legal_moves
+    assert "info string hangs " in run.stdout and "readyok" in run.stdout
+    assert run.returncode == 0
 
 
 def test_a_spec_that_cannot_be_made_says_so_and_another_plays():
