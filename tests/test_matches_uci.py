@@ -239,7 +239,7 @@ def test_a_player_file_is_an_engine_and_its_prints_stay_off_the_pipe(tmp_path):
     path = tmp_path / "chatty.py"
     path.write_text(CHATTY)
     with engine(str(path)) as e:
-        assert e.id["name"] == f"chesslab {path}"
+        assert e.id["name"] == "chesslab chatty"              # the file's NAME
         board = chess.Board()
         for _ in range(4):
             result = e.play(board, chess.engine.Limit(time=1.0))

@@ -216,7 +216,7 @@ class SearchThinker(Thinker):
             nodes = limits.nodes
         else:
             depth, seconds, nodes = p.depth, p.time_limit, None
-        depth = min(depth or DEEPEST, DEEPEST)
+        depth = max(1, min(depth or DEEPEST, DEEPEST))
         seconds = _FOREVER if seconds is None else max(seconds, 1e-3)
         reported = {}
 

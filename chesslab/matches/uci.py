@@ -122,7 +122,7 @@ class UciEngine:
 
     # ---------------------------------------------------------------- commands
     def _uci(self, args):
-        self.say(f"id name chesslab {self.spec}")
+        self.say(f"id name chesslab {self.thinker.player.name}")
         self.say(f"id author {AUTHOR}")
         self.say(f"option name Player type string default {self.spec}")
         self.say(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
