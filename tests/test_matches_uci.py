@@ -315,6 +315,7 @@ def test_thinkers_fit_their_players():
 
 # ---------------------------------------------------------------- a game on a clock
 @pytest.mark.slow
+@pytest.mark.stockfish
 @needs_stockfish
 def test_a_game_on_a_clock_against_stockfish_never_flags():
     """10+0.1 each, our clock charged with the time each move really took (the pipe
