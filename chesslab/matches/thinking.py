@@ -8,8 +8,9 @@ with a legal move, prints ``info`` lines through ``say`` and returns soon after 
 
 * ``SearchThinker``, the alpha-beta players (``SearchPlayer``): the same search, with a
   line per finished iteration of iterative deepening and a stop button
-  (``ReportingSearcher``: two hooks on ``Searcher``, its moves and node counts
-  unchanged);
+  (``ReportingSearcher`` overrides three of ``Searcher``'s private steps, ``_start``,
+  ``_iteration`` and ``_count``; its moves and node counts are the searcher's, which
+  ``tests/test_matches_uci.py`` checks, so a change to those steps shows there);
 * ``MCTSThinker``, the MCTS players: simulations in small chunks on one growing tree
   (the tree is kept between calls), the visits and the chosen move's value as a score;
 * ``WorkerThinker``, every other player (random, the policy, a student's
