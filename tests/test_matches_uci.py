@@ -256,20 +256,24 @@ def test_mcts_reports_visits_and_a_score():
 
 
 def _raw(args, lines, wait=60):
-    return subprocess.run(COMMAND + args, input="\n".join(lines) + "\n", text=True,
-                          capture_output=True, cwd=ROOT, timeout=wait)
+    data = b"\n".join(line if isinstance(line, bytes) else line.encode() for line in lines)
+    run = subprocess.run(COMMAND + args, input=data + b"\n", capture_output=True, cwd=ROOT,
+                         timeout=wait)
+    run.stdout, run.stderr = run.stdout.decode(), run.stderr.decode()
+    return run
 
 
 def test_garbage_is_named_and_the_engine_keeps_answering():
-    run = _raw(["pst"], ["uci", "", "hello world", "position fen not a fen",
-                         "position startpos moves e2e4 e2e4", "position", "go depth x",
+    run = _raw(["pst"], ["uci", "", "hello world", b"\xff\xfe not utf-8",
+                         "position fen not a fen", "position startpos moves e2e4 e2e4",
+                         "position", "go depth x",
                          "setoption name MultiPV value 99", "setoption name Player value nosuch",
                          "setoption Hash", "setoption name Hash value 16", "isready",
                          "position startpos moves e2e4", "go depth 2", "isready", "quit"])
     out = run.stdout.splitlines()
     strings = " | ".join(line for line in out if line.startswith("info string"))
-    for named in ("unknown command 'hello'", "fen", "'e2e4' is not legal", "position",
-                  "depth needs a whole number, not 'x'", "MultiPV is 1-", "nosuch",
+    for named in ("unknown command 'hello'", "unknown command '\ufffd\ufffd'", "fen",
+                  "'e2e4' is not legal", "position", "depth needs a whole number, not 'x'", "MultiPV is 1-", "nosuch",
                   "setoption name NAME", "no option 'hash'"):
         assert named in strings, named
     assert out.count("readyok") == 2 and run.returncode == 0

@@ -24,6 +24,8 @@ def serve(spec: str) -> int:
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)                  # a player's prints (even from C) go to stderr
     sys.stdout = sys.stderr
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")   # bytes that are not UTF-8: a bad line
 
     def write(line):
         protocol.write(line + "\n")
