@@ -273,8 +273,8 @@ def test_garbage_is_named_and_the_engine_keeps_answering():
     out = run.stdout.splitlines()
     strings = " | ".join(line for line in out if line.startswith("info string"))
     for named in ("unknown command 'hello'", "unknown command '\ufffd\ufffd'", "fen",
-                  "'e2e4' is not legal", "position", "depth needs a whole number, not 'x'", "MultiPV is 1-", "nosuch",
-                  "setoption name NAME", "no option 'hash'"):
+                  "'e2e4' is not legal", "position", "depth needs a whole number, not 'x'",
+                  "MultiPV is 1-", "nosuch", "setoption name NAME", "no option 'hash'"):
         assert named in strings, named
     assert out.count("readyok") == 2 and run.returncode == 0
     best = [line.split()[1] for line in out if line.startswith("bestmove")]
