@@ -193,7 +193,22 @@ def _kind(node):
     if isinstance(node, ast.IfExp):
         a, b = _kind(node.body), _kind(node.orelse)
         return a if a == b else None
+    if isinstance(node, ast.Call):
+        # a builtin that builds a known kind, or a CapWords name: a class, whose call
+        # builds an object of that class (GameTree(...) and chess.Board(...) differ)
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else \
+            func.attr if isinstance(func, ast.Attribute) else ""
+        if isinstance(func, ast.Name) and name in _BUILTIN_KINDS:
+            return _BUILTIN_KINDS[name]
+        if name[:1].isupper() and not name.isupper():
+            return f"{name} object"
     return None
+
+
+#: Builtins whose call builds an object of a known kind (unless the notebook shadows them).
+_BUILTIN_KINDS = {"int": "number", "float": "number", "str": "str", "list": "list",
+                  "sorted": "list", "dict": "dict", "set": "set", "tuple": "tuple"}
 
 
 def cell_bindings(source: str):
@@ -292,3 +307,16 @@ def test_the_hidden_state_check_sees_a_module_rebound_and_a_tuple_turned_list():
         ("rows", 0, "dict", 1, "list")]
     assert rebound_names(nb("board = chess.Board()", "board = make()", "n = 3", "n = 4",
                             "_ = plot()", "_ = [1]")) == []
+
+
+def test_the_hidden_state_check_sees_a_name_bound_to_objects_of_two_classes():
+    def nb(*sources):
+        return {"cells": [{"cell_type": "code", "source": s} for s in sources]}
+    assert rebound_names(nb("small = GameTree(chess.Board(), material, depth=1)",
+                            "small = chess.Board('4k3/8/8/8/8/8/8/4K3 w - - 0 1')")) == [
+        ("small", 0, "GameTree object", 1, "Board object")]
+    assert rebound_names(nb("k = int(a)", "k = str(a)")) == [("k", 0, "number", 1, "str")]
+    # the same class twice, or a call the syntax cannot place, is no rebinding
+    assert rebound_names(nb("board = chess.Board()", "board = chess.Board(fen)",
+                            "tree = GameTree(board, m, 3)", "tree = make_tree()",
+                            "k = int(a)", "k = 3", "ID = MAKE()", "ID = [1]")) == []
