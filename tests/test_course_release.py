@@ -198,3 +198,56 @@ def test_the_package_imports_from_the_folder_that_holds_the_clone(tmp_path):
                                cwd=folder, env=env, capture_output=True, text=True)
         assert where.stdout.split() == [str(clone / "chesslab" / "figures" / "__init__.py"),
                                         "make_figures"], where.stderr
+
+
+def _names(source: str):
+    """(bound, loaded) names of a code cell; IPython magics are skipped."""
+    import ast
+    code = "\n".join(line for line in source.splitlines()
+                     if not line.lstrip().startswith(("%", "!")))
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set(), set()
+    bound, loaded = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    return bound, loaded
+
+
+def teacher_only_names(nb) -> dict:
+    """Names a student's cell uses that only a dropped (teacher) cell binds: in the
+    student's copy they raise NameError. {name: index of the first student cell using it}."""
+    teacher, student, uses = set(), set(), {}
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        bound, loaded = _names(cell.source)
+        if TEACHER_TAG in cell.metadata.get("tags", []):
+            teacher |= bound
+        else:
+            student |= bound
+            for name in loaded:
+                uses.setdefault(name, index)
+    return {name: uses[name] for name in sorted(teacher - student) if name in uses}
+
+
+@pytest.mark.parametrize("path", source_notebooks(), ids=lambda p: p.stem)
+def test_no_student_cell_needs_a_name_only_a_teacher_cell_defines(path):
+    assert teacher_only_names(nbformat.read(path, as_version=4)) == {}
+
+
+def test_a_name_defined_only_in_a_teacher_cell_is_seen():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("from chesslab.search.teaching import backup",
+                                          metadata={"tags": [TEACHER_TAG]}),
+                nbformat.v4.new_code_cell("x = 1\nprint(x)"),
+                nbformat.v4.new_code_cell("backup([], x)")]
+    assert teacher_only_names(nb) == {"backup": 2}
