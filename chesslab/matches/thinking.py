@@ -133,10 +133,11 @@ class StopClock(Clock):
 
 class ReportingSearcher(Searcher):
     """``Searcher`` with a stop button (``stop``, an Event read by ``StopClock``), the
-    clock read every 64 positions instead of every 1024 (a stop is answered in
-    milliseconds), and ``on_iteration(board, depth, exact, nodes, seconds)`` called
-    after each finished iteration. What it searches is the searcher's own: the same
-    moves and node counts at a fixed depth (``tests/test_matches_uci.py`` compares)."""
+    clock read more often than the searcher reads it (``_CHECK_MASK``: a stop is
+    answered in milliseconds), and ``on_iteration(board, depth, exact, nodes,
+    seconds)`` called after each finished iteration. What it searches is the
+    searcher's own: the same moves and node counts at a fixed depth
+    (``tests/test_matches_uci.py`` compares)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

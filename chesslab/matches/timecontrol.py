@@ -42,7 +42,7 @@ def move_time(remaining: float, increment: float = 0.0, movestogo: int | None = 
 
     ``increment``: seconds added after the move; ``movestogo``: moves until the clock is
     topped up (None: a sudden-death clock, planned as ``HORIZON`` moves); ``overhead``:
-    seconds kept aside per move. move_time(10, 0.1) is about a third of a second.
+    seconds kept aside per move.
     """
     for label, value in (("remaining", remaining), ("increment", increment),
                          ("overhead", overhead)):
