@@ -1,6 +1,7 @@
 """The checkers of notebooks 07-12 (chesslab.course.exercises): a right answer
 passes, a typical mistake is caught, an untouched stub is "not attempted"."""
 import math
+import re
 
 import chess
 import numpy as np
@@ -11,6 +12,7 @@ from chesslab.course.exercises.alphazero import check_gate, check_value_targets
 from chesslab.course.exercises.bayes import check_nb_features, check_standardise
 from chesslab.course.exercises.matches import check_beats_material, check_elo_difference
 from chesslab.course.exercises.mcts import check_alphazero_loss, check_mcts_backup
+from chesslab.matches.rating import wilson_interval
 
 VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500,
           chess.QUEEN: 900, chess.KING: 2000}
@@ -205,7 +207,11 @@ def _centralised(board):
 def test_beats_material_checker_plays_and_measures():
     good = check_beats_material(_centralised, games=4, show=False)
     assert good.ok, good
-    assert "points" in str(good) and "passes the bar" in str(good)
+    # above the bar, but "passes the bar" only once the 95% interval clears it
+    points = float(re.search(r"(\S+) of 4 points", str(good)).group(1))
+    said = "passes the bar" if wilson_interval(points, 4)[0] > 0.5 else "plays"
+    assert str(good).startswith(f"beats material:2: {said}: "), good
+    assert ("cannot show it" in str(good)) == (said == "plays")
     assert not check_beats_material(lambda b: 0, games=2, show=False).ok
     _not_attempted(check_beats_material, games=2)
 
