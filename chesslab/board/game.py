@@ -4,10 +4,22 @@
 after an opening's UCI moves, until ``chesslab.board.rules.outcome`` ends it (or the move
 cap or the resign rule stops it), and returns it as a ``chess.pgn.Game``. Matches,
 tournaments, self-play and the Stockfish game records all play through it.
+
+On a clock (``clock=(seconds, increment)``, e.g. ``(60, 0.6)``) each side has its own:
+the wall-clock time of each player's call is taken off the mover's clock and the
+increment added after the move. A side whose clock runs out loses on time, unless its
+opponent cannot mate by any series of moves (a lone king, FIDE 6.9): then the game is
+drawn. The PGN gets a ``TimeControl`` header and each move the mover's clock after it
+(``[%clk h:mm:ss]``, as PGN writers record a clock). How long to think is the player's
+business: one that has ``choose_move_on_clock(board, clock)`` is told both clocks
+(``GameClock``); ``matches.match.on_clock`` gives the course's players that method.
 """
 from __future__ import annotations
 
+import math
 import random
+import time
+from dataclasses import dataclass
 
 import chess
 import chess.pgn
@@ -15,7 +27,51 @@ import chess.pgn
 from chesslab.board.rules import (MOVE_CAP, TERMINATION, adjudicate_draw, check_max_plies,
                                   outcome, resign_verdict)
 
-__all__ = ["Player", "play_game"]
+__all__ = ["Player", "play_game", "GameClock", "TIME_FORFEIT", "flag_result",
+           "format_time_control"]
+
+#: The ``Termination`` of a game whose mover's clock ran out.
+TIME_FORFEIT = "time forfeit"
+
+
+@dataclass(frozen=True)
+class GameClock:
+    """The clocks when a player is asked to move: seconds left for White and for Black,
+    and the increment each side gets after its move."""
+
+    white: float
+    black: float
+    increment: float
+
+    def remaining(self, color: chess.Color) -> float:
+        return self.white if color == chess.WHITE else self.black
+
+
+def format_time_control(seconds: float, increment: float = 0.0) -> str:
+    """A clock as PGN's ``TimeControl`` writes it: ``60+0.6``, or ``300`` without an
+    increment."""
+    return f"{seconds:g}+{increment:g}" if increment else f"{seconds:g}"
+
+
+def flag_result(board: chess.Board, color: chess.Color) -> str:
+    """The result when ``color``'s clock runs out in ``board``: a loss, or a draw when the
+    opponent has too little material to mate by any series of moves (FIDE 6.9)."""
+    if board.has_insufficient_material(not color):
+        return "1/2-1/2"
+    return "0-1" if color == chess.WHITE else "1-0"
+
+
+def _check_clock(clock) -> tuple[float, float]:
+    try:
+        seconds, increment = (float(x) for x in clock)
+    except (TypeError, ValueError):
+        raise TypeError(f"clock is (seconds per game, increment per move), e.g. (60, 0.6), "
+                        f"not {clock!r:.40}") from None
+    if not (math.isfinite(seconds) and math.isfinite(increment)) or seconds <= 0 \
+            or increment < 0:
+        raise ValueError(f"a clock needs positive seconds per game and an increment of 0 "
+                         f"or more, not {clock!r}")
+    return seconds, increment
 
 
 class Player:
@@ -52,7 +108,7 @@ class Player:
 def play_game(white, black, start: chess.Board | str | None = None, max_plies: int = 400, *,
               opening: str | None = None, on_move=None, resign_cp: float | None = None,
               resign_plies: int = 4, adjudicate=adjudicate_draw,
-              round_: str | None = None) -> chess.pgn.Game:
+              round_: str | None = None, clock=None) -> chess.pgn.Game:
     """Play one game from ``start`` (a board, kept unchanged, or a FEN; default the
     initial position) after the UCI moves of ``opening`` (e.g. "e2e4 e7e5"), until
     ``outcome`` ends it, ``max_plies`` more half-moves are played (then
@@ -65,6 +121,9 @@ def play_game(white, black, start: chess.Board | str | None = None, max_plies: i
     ``Black`` (the players' names), ``Result``, ``Termination`` and ``PlyCount``; with
     ``opening`` an ``Opening`` header, and with ``round_`` (a game of a match) the
     ``Event``, ``Site`` and ``Round`` headers.
+
+    ``clock``: ``(seconds, increment)`` for each side (the module docstring says how a
+    game on a clock is played and recorded); the opening's moves are not on it.
     """
     check_max_plies(max_plies, least=0)
     for side, player in (("white", white), ("black", black)):
@@ -95,6 +154,10 @@ def play_game(white, black, start: chess.Board | str | None = None, max_plies: i
             raise ValueError(f"opening {opening!r}: {uci} is illegal in {board.fen()}; "
                              f"each move must be legal after the ones before it")
         board.push(move)
+    if clock is not None:
+        base, increment = _check_clock(clock)
+        left = {chess.WHITE: base, chess.BLACK: base}
+        clocks = []      # the mover's clock after each move played here
     first = len(board.move_stack)
     scores = []          # White's-view score each mover's search reported (None: none)
     while True:
@@ -110,7 +173,19 @@ def play_game(white, black, start: chess.Board | str | None = None, max_plies: i
             result, termination = adjudicate(board), MOVE_CAP
             break
         player = white if board.turn == chess.WHITE else black
-        move = player.choose_move(board.copy())
+        if clock is None:
+            move = player.choose_move(board.copy())
+        else:
+            ask = getattr(player, "choose_move_on_clock", None)
+            started = time.perf_counter()
+            move = (ask(board.copy(), GameClock(left[chess.WHITE], left[chess.BLACK], increment))
+                    if callable(ask) else player.choose_move(board.copy()))
+            left[board.turn] -= time.perf_counter() - started
+            if left[board.turn] <= 0:          # the flag fell: this move is not played
+                result, termination = flag_result(board, board.turn), TIME_FORFEIT
+                break
+            left[board.turn] += increment
+            clocks.append(left[board.turn])
         name = getattr(player, "name", type(player).__name__)
         if not isinstance(move, chess.Move) or not board.is_legal(move):
             raise ValueError(f"{name} chose the illegal move {move} in {board.fen()}")
@@ -128,5 +203,10 @@ def play_game(white, black, start: chess.Board | str | None = None, max_plies: i
         game.headers.update(Event="chesslab match", Site="chesslab", Round=str(round_))
     if opening:
         game.headers["Opening"] = opening
+    if clock is not None:
+        game.headers["TimeControl"] = format_time_control(base, increment)
+        nodes = list(game.mainline())
+        for node, seconds in zip(nodes[len(nodes) - len(clocks):], clocks):
+            node.set_clock(round(seconds, 1))
     return game
 

@@ -85,21 +85,29 @@ def _results_ladder(args):
 
 
 def _results_every_ladder(args):
-    out = _results_out(args, "ladder")
+    if args.tc is not None and args.seconds is not None:
+        raise ValueError(f"--seconds {args.seconds:g} and --tc {args.tc} together: on a "
+                         f"clock each player spends the time its clock gives; give one")
+    out = args.out or ladder.ladder_path(args.tc)
+    check_writable(out, "results file")
     if args.rerate:
         return _print_ladder(rerate_ladder(out, "python -m chesslab results ladder"), out)
-    _print_ladder(ladder.rate_every_player(args.seconds, args.games, args.anchor_elos,
-                                           args.evaluators, args.workers, args.seed,
-                                           args.max_plies, out, not args.quiet,
-                                           args.command_line), out)
+    seconds = {} if args.seconds is None else {"seconds": args.seconds}
+    _print_ladder(ladder.rate_every_player(
+        games=args.games, anchor_elos=args.anchor_elos, evaluators=args.evaluators,
+        workers=args.workers, seed=args.seed, max_plies=args.max_plies, path=out,
+        progress=not args.quiet, command=args.command_line, time_control=args.tc,
+        players=args.players, **seconds), out)
 
 
 def _results_match(args):
     out = _results_out(args, "matches")
     entry = matches.record_long_match(args.a, args.b, args.games, args.workers, args.seed,
                                       args.max_plies,
-                                      None if args.resign_cp <= 0 else args.resign_cp, out)
-    print(entry["summary"])
+                                      None if args.resign_cp <= 0 else args.resign_cp, out,
+                                      args.tc)
+    print(entry["summary"] + (f"  on a {entry['time_control']} clock"
+                              if entry.get("time_control") else ""))
     print(endings(e for e, n in entry["endings"].items() for _ in range(n)))
     print(f"{entry['seconds']:.0f} s; written to {out}")
 
@@ -178,6 +186,11 @@ def _results_net_comparison(args):
     print(f"written to {out}")
 
 
+#: The --tc option of results match and results ladder.
+TC = ("a clock for each side instead of a time per move, e.g. 60+0.6 (seconds per game + "
+      "increment per move: where Stockfish calibrates UCI_Elo); no player spec may then "
+      "have its own @Ns")
+
 #: The --rerate option of both ladders.
 RERATE = ("rate the stored ladder (--out) again from its per-pair results, playing no "
           "game (after a change in how ratings are fitted or printed)")
@@ -231,7 +244,13 @@ def add_results(sub):
     q = which.add_parser("ladder", help="one Elo scale for every player at one time control, "
                                         "anchored on Stockfish's UCI_Elo levels "
                                         "(data/results/ladder.json), resumable")
-    q.add_argument("--seconds", type=float, help="time per move of every searching player")
+    seconds = inspect.signature(ladder.rate_every_player).parameters["seconds"].default
+    q.add_argument("--seconds", type=float, help=f"time per move of every searching player "
+                                                 f"(default {seconds:g})")
+    q.add_argument("--tc", metavar="SECONDS+INC", help=TC)
+    q.add_argument("--players", nargs="+", metavar="SPEC",
+                   help="the rated players (default: random, policy, each of --evaluators, "
+                        "mcts)")
     q.add_argument("--games", type=COUNT, help="games per pair")
     q.add_argument("--anchor-elos", type=int, nargs="+", metavar="ELO",
                    help="Stockfish's UCI_Elo levels held fixed")
@@ -240,10 +259,11 @@ def add_results(sub):
     q.add_argument("--seed", type=int)
     workers_args(q, 1)
     q.add_argument("--quiet", action="store_true")
-    q.add_argument("--out", help="default: data/results/ladder.json")
+    q.add_argument("--out", help="default: data/results/ladder.json (with --tc: "
+                                 "ladder_SECONDS+INC.json)")
     q.add_argument("--rerate", action="store_true", help=RERATE)
-    defaults_from(q, ladder.rate_every_player)
-    q.set_defaults(func=_results_every_ladder)
+    defaults_from(q, ladder.rate_every_player, tc="time_control")
+    q.set_defaults(func=_results_every_ladder, seconds=None)   # None: not given
 
     q = which.add_parser("event-ladder", help="the class event's ladder Elo, anchored on "
                                               "Stockfish (data/results/ladder_anchor.json), "
@@ -270,9 +290,10 @@ def add_results(sub):
                    help="adjudicate a win once both engines' searches see one side this "
                         "far ahead for 4 half-moves (0 turns it off)")
     q.add_argument("--seed", type=int)
+    q.add_argument("--tc", metavar="SECONDS+INC", help=TC)
     q.add_argument("--out",
                    help="the file the match is added to (default: data/results/matches.json)")
-    defaults_from(q, matches.record_long_match)
+    defaults_from(q, matches.record_long_match, tc="time_control")
     q.set_defaults(func=_results_match)
 
     q = which.add_parser("recipe", help="train with each recipe step added in turn")

@@ -1,6 +1,6 @@
-"""Long matches, in parallel and resumable: held-out openings, the Naive Bayes engine's
-and MCTS's matches, two networks head to head (``results match``, ``bayes-matches``,
-``mcts-matches``, ``mcts-head-to-head``)."""
+"""Long matches, in parallel and resumable: held-out openings (at a time per move or on a
+clock), the Naive Bayes engine's and MCTS's matches, two networks head to head
+(``results match``, ``bayes-matches``, ``mcts-matches``, ``mcts-head-to-head``)."""
 from __future__ import annotations
 
 import time
@@ -10,13 +10,15 @@ import chess
 
 from chesslab.base.files import file_tag, read_json, write_json_atomic
 from chesslab.base.parallel import parallel_map, resumable_map
-from chesslab.board.game import play_game
+from chesslab.board.game import format_time_control, play_game
 from chesslab.board.rules import points
 from chesslab.datasets.records import DEFAULT_GAMES, read_games
 from chesslab.evaluators.policy_value import load_policy_value
-from chesslab.experiments.store import (checkpoint_path, record_match,
+from chesslab.experiments.store import (MATCH_KEY, checkpoint_path, record_match,
                                         result_path, run_checkpointed, stamp)
-from chesslab.matches.match import OPENINGS, MatchResult, match, read_record
+from chesslab.matches.match import (OPENINGS, MatchResult, check_clock_spec, match, on_clock,
+                                    read_record)
+from chesslab.matches.timecontrol import parse_time_control
 from chesslab.matches.players import make_player, model_tag
 from chesslab.search.mcts import DEFAULT_MODEL
 from chesslab.training.pipeline import load, split
@@ -49,22 +51,41 @@ def held_out_openings(count: int, plies: int = 8, seed: int = 0,
     return lines
 
 
-def _pair_job(a, b, opening, seed, max_plies, resign_cp=None, a_model=None, b_model=None):
-    return {"a": a, "a_model": a_model, "b": b, "b_model": b_model, "opening": opening,
-            "seed": seed, "max_plies": max_plies, "resign_cp": resign_cp}
+def _pair_job(a, b, opening, seed, max_plies, resign_cp=None, a_model=None, b_model=None,
+              time_control=None):
+    job = {"a": a, "a_model": a_model, "b": b, "b_model": b_model, "opening": opening,
+           "seed": seed, "max_plies": max_plies, "resign_cp": resign_cp}
+    if time_control is not None:        # only then: a fixed-time job keeps its old key
+        job["time_control"] = time_control
+    return job
 
 
 def _play_pair(job) -> list:
-    """Both games of one opening (a as White, then b as White): [(pgn text, a's points)]."""
-    out = []
+    """Both games of one opening (a as White, then b as White): [(pgn text, a's points)];
+    on the job's clock if it has one."""
+    out, tc = [], job.get("time_control")
+    clock = parse_time_control(tc) if tc else None
     with make_player(job["a"], seed=job["seed"], model=job["a_model"]) as a, \
             make_player(job["b"], seed=job["seed"] + 1, model=job["b_model"]) as b:
+        if clock is not None:
+            a, b = on_clock(a, tc), on_clock(b, tc)
         for white, black in ((a, b), (b, a)):
             game = play_game(white, black, opening=job["opening"], max_plies=job["max_plies"],
-                             resign_cp=job["resign_cp"])
+                             resign_cp=job["resign_cp"], clock=clock)
             out.append((str(game), points(game.headers["Result"],
                                           chess.WHITE if white is a else chess.BLACK)))
     return out
+
+
+def clock_text(spec_a: str, spec_b: str, time_control: str | None) -> str | None:
+    """The time control as stored (``"60+0.6"``), None for none; a player spec with its
+    own time per move is refused beside it (before any game)."""
+    if time_control is None:
+        return None
+    text = format_time_control(*parse_time_control(time_control))
+    for spec in (spec_a, spec_b):
+        check_clock_spec(spec, text)
+    return text
 
 
 def _termination(pgn_text: str) -> str:
@@ -82,17 +103,22 @@ def _tally(spec_a, spec_b, pairs) -> MatchResult:
 
 def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed: int = 0,
               max_plies: int = 300, resign_cp: float | None = 1000, progress=True,
-              checkpoint=None) -> dict:
+              checkpoint=None, time_control: str | None = None) -> dict:
     """``games`` games a vs b from held-out openings, each opening with both colours,
-    ``workers`` games at a time (same results for any number of workers).
+    ``workers`` games at a time (same results for any number of workers at a fixed
+    depth; on a clock or a time per move the moves depend on the machine's speed).
 
-    With a ``checkpoint`` file (``resumable_map``) a match stopped after an hour loses
-    at most one pair of games per worker."""
+    ``time_control`` (``"60+0.6"``): each side on its own clock (``matches.match.on_clock``)
+    instead of the specs' own time per move. With a ``checkpoint`` file
+    (``resumable_map``) a match stopped after an hour loses at most one pair of games
+    per worker."""
     if games < 2 or games % 2:
         raise ValueError(f"games must be an even number >= 2 (each opening is played with "
                          f"both colours), got {games}")
+    time_control = clock_text(spec_a, spec_b, time_control)
     openings = held_out_openings(games // 2)
-    jobs = [_pair_job(spec_a, spec_b, line, seed + 2 * i, max_plies, resign_cp)
+    jobs = [_pair_job(spec_a, spec_b, line, seed + 2 * i, max_plies, resign_cp,
+                      time_control=time_control)
             for i, line in enumerate(openings)]
     start = time.perf_counter()
     pairs = resumable_map(_play_pair, jobs, checkpoint, workers, progress)
@@ -108,28 +134,38 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
             "openings": f"first 8 plies of {len(openings)} test-split games (Stockfish "
                         f"within 80 cp of equal after them), each with both colours",
             "max_plies": max_plies, "resign_cp": resign_cp, "seed": seed,
-            "workers": workers, "seconds": round(seconds, 1),
+            "time_control": time_control, "workers": workers, "seconds": round(seconds, 1),
             "pgn": [text for pair in pairs for text, _ in pair], **stamp()}
+
+
+#: What makes two entries of matches.json the same match: the store's key and the time
+#: control (a match on a clock never replaces one at a time per move; older entries
+#: have none).
+LONG_MATCH_KEY = (*MATCH_KEY, "time_control")
 
 
 def record_long_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2,
                       seed: int = 0, max_plies: int = 300, resign_cp: float | None = 1000,
-                      path=None) -> dict:
+                      path=None, time_control: str | None = None) -> dict:
     """``run_match`` with its checkpoint named by ``match_name`` (a stopped match resumes),
     recorded in ``path`` (default matches.json) once it is done; returns the entry."""
-    checkpoint = checkpoint_path(match_name(spec_a, spec_b, games, seed))
+    time_control = clock_text(spec_a, spec_b, time_control)
+    checkpoint = checkpoint_path(match_name(spec_a, spec_b, games, seed, time_control))
     entry = run_match(spec_a, spec_b, games, workers, seed, max_plies, resign_cp,
-                      checkpoint=checkpoint)
-    record_match(entry, path)
+                      checkpoint=checkpoint, time_control=time_control)
+    record_match(entry, path, LONG_MATCH_KEY)
     checkpoint.unlink(missing_ok=True)
     return entry
 
 
-def match_name(spec_a: str, spec_b: str, games: int, seed: int) -> str:
-    """The checkpoint name of a match (players, models, games and seed, so a retrained
-    model never resumes an old match)."""
+def match_name(spec_a: str, spec_b: str, games: int, seed: int,
+               time_control: str | None = None) -> str:
+    """The checkpoint name of a match (players, models, games, seed and clock, so a
+    retrained model never resumes an old match)."""
     tags = "_".join(t or "hand" for t in (model_tag(spec_a), model_tag(spec_b)))
-    return f"{spec_a}_vs_{spec_b}_{games}g_seed{seed}_{tags}".replace(":", "-").replace("/", "-")
+    clock = f"_tc{time_control}" if time_control else ""
+    return (f"{spec_a}_vs_{spec_b}_{games}g_seed{seed}{clock}_{tags}"
+            .replace(":", "-").replace("/", "-"))
 
 
 def _play_chunk(job) -> dict:

@@ -31,14 +31,16 @@ from tqdm.auto import tqdm
 
 from chesslab.base.files import RESULTS_DIR, check_writable, read_json, write_json_atomic
 from chesslab.base.parallel import parallel_map, resumable_map
-from chesslab.board.game import play_game
+from chesslab.board.game import format_time_control, play_game
 from chesslab.board.rules import adjudicate_material, check_max_plies, points
 from chesslab.matches import formats
 from chesslab.matches.isolation import IsolatedPlayer, PlayerFault, probe_submission
+from chesslab.matches.match import check_clock_spec, on_clock
 from chesslab.matches.players import is_available, make_player
 from chesslab.matches.rating import (INTERVAL_KEY, PRIOR, format_elo, results_of_pairs,
                                      standings)
 from chesslab.matches.specs import format_spec, parse_spec
+from chesslab.matches.timecontrol import parse_time_control
 
 __all__ = ["LADDER", "ANCHOR_PATH", "ANCHOR_ELOS", "NOMINAL", "anchor_specs", "run_tournament",
            "play_tournament_game", "rate_ladder", "rerate_ladder", "find_players",
@@ -52,6 +54,8 @@ ANCHOR_PATH = RESULTS_DIR / "ladder_anchor.json"
 ANCHOR_ELOS = (1350, 1600, 1900)
 #: Why an anchor's rating is nominal at the ladders' fraction of a second a move.
 NOMINAL = "nominal: Stockfish calibrates UCI_Elo at 60 s + 0.6 s a game"
+#: The clock Stockfish calibrates ``UCI_Elo`` at: a ladder on it holds real anchors.
+CALIBRATION_TC = "60+0.6"
 
 
 def anchor_specs(seconds: float | None = None, elos=ANCHOR_ELOS) -> dict:
@@ -109,6 +113,7 @@ def play_tournament_game(job: dict) -> dict:
     """
     colors = {"white": chess.WHITE, "black": chess.BLACK}
     players, moves = {}, []
+    tc = job.get("time_control")             # a ladder on a clock (course players only)
     try:
         for side, color in colors.items():
             who = job[side]
@@ -116,11 +121,13 @@ def play_tournament_game(job: dict) -> dict:
             players[side] = (make_player(who["spec"], seed=seed) if "spec" in who else
                              IsolatedPlayer(who["name"], who["source"], job["move_time"],
                                             job["grace"], seed=seed, filename=who["file"]))
+        seated = {side: on_clock(p, tc) if tc else p for side, p in players.items()}
         fault = None
         try:
-            game = play_game(players["white"], players["black"],
+            game = play_game(seated["white"], seated["black"],
                              opening=job["opening"] or None, max_plies=job["max_plies"],
                              adjudicate=adjudicate_material,
+                             clock=parse_time_control(tc) if tc else None,
                              on_move=lambda board, move, player: moves.append(move.uci()))
             result, termination = game.headers["Result"], game.headers["Termination"]
         except PlayerFault as exc:
@@ -146,7 +153,7 @@ def game_name(job) -> str:
 def _job_key(job) -> dict:
     """What makes a game the same game on a rerun (the players' files unchanged too)."""
     return {k: job[k] for k in ("round", "index", "seed", "opening", "move_time", "grace",
-                                "max_plies")} | {
+                                "max_plies", "time_control") if k in job} | {
         side: [job[side]["name"], job[side].get("sha", job[side].get("spec"))]
         for side in ("white", "black")}
 
@@ -285,33 +292,44 @@ def _standings(records, field, ladder, anchors) -> list[dict]:
 # ------------------------------------------------------------------ the ladder's ratings
 def rate_ladder(ladder=LADDER, games: int = 10, workers=1, seed: int = 0,
                 max_plies: int = 120, path=ANCHOR_PATH, progress: bool = True,
-                command: str | None = None, anchors=None, extra=None) -> dict:
+                command: str | None = None, anchors=None, extra=None,
+                time_control: str | None = None) -> dict:
     """The course's one ladder: measure the ratings of ``ladder``, a round robin with the
     ``anchors`` (``{spec: elo}``, default ``anchor_specs()``: Stockfish at ``ANCHOR_ELOS``,
     each held at its ``UCI_Elo``); rated by ``rate_pairs`` and written to ``path``
-    (resumable beside it). Anchors do not play each other: their ratings are fixed."""
+    (resumable beside it). Anchors do not play each other: their ratings are fixed.
+    ``time_control`` (``"60+0.6"``): every game on that clock (``match.on_clock``), no
+    spec with its own time per move."""
     anchors = dict(anchors or anchor_specs())
     specs = [*ladder, *[a for a in anchors if a not in ladder]]
+    if time_control is not None:
+        time_control = format_time_control(*parse_time_control(time_control))
     for spec in specs:
+        if time_control is not None:
+            check_clock_spec(spec, time_control)
         if not is_available(spec):
             raise ValueError(f"{spec} cannot play on this machine (a model file or "
                              f"Stockfish is missing)")
     check_writable(path, "ladder ratings file")
     settings = {"move_time": 0.0, "grace": 0.0, "max_plies": max_plies}
+    if time_control is not None:
+        settings["time_control"] = time_control
     jobs = [{**g, **settings, "white": {"name": g["white"], "spec": g["white"]},
              "black": {"name": g["black"], "spec": g["black"]}}
             for pair in formats.round_robin_pairings(specs, fixed=anchors)
             for g in formats.games_of(pair, games, 1, seed)]
     checkpoint = Path(f"{path}.games.jsonl")
     records = _play(jobs, workers, checkpoint, progress, "ladder")
-    pairs = {}
+    pairs, endings = {}, {}
     for r in records:                   # per pair, from the first-named player's side
+        endings[r["termination"]] = endings.get(r["termination"], 0) + 1
         a, b = sorted((r["white"], r["black"]), key=specs.index)
         got = points(r["result"], chess.WHITE if r["white"] == a else chess.BLACK)
         wdl = pairs.setdefault(f"{a} vs {b}", [0, 0, 0])
         wdl[0 if got == 1 else 1 if got == 0.5 else 2] += 1
     data = {"games_per_pair": games, "max_plies": max_plies, "seed": seed, **(extra or {}),
-            "command": command}
+            **({"time_control": time_control} if time_control else {}),
+            "endings": dict(sorted(endings.items())), "command": command}
     data = rate_pairs(specs, pairs, anchors, data)
     write_json_atomic(path, data, indent=1)
     checkpoint.unlink(missing_ok=True)
@@ -323,8 +341,10 @@ def rate_pairs(specs, pairs: dict, anchors: dict, data: dict) -> dict:
     (``{"a vs b": [wins, draws, losses]}``), what they are, and the prior they used."""
     rows = standings(specs, results_of_pairs(pairs), anchors, ladder=specs)
     held = ", ".join(f"{a} at {e:g}" for a, e in anchors.items())
-    return {"what": f"Elo from a round robin of {data['games_per_pair']} games a pair, "
-                    f"{held} ({NOMINAL}); {PRIOR}",
+    tc = data.get("time_control")
+    scale = NOMINAL if tc != CALIBRATION_TC else "the clock Stockfish calibrates UCI_Elo at"
+    return {"what": f"Elo from a round robin of {data['games_per_pair']} games a pair"
+                    f"{f' on a {tc} clock' if tc else ''}, {held} ({scale}); {PRIOR}",
             "ratings": {r["player"]: r["elo"] for r in rows}, "standings": rows,
             "pairs": pairs, "anchors": anchors, "prior": PRIOR,
             **{k: v for k, v in data.items() if k not in ("what", "ratings", "standings",

@@ -107,7 +107,9 @@ class EngineStopped(RuntimeError):
 
 
 class StockfishPlayer(Player):
-    """Stockfish through ``chess.engine``, weakened by Elo or by skill level."""
+    """Stockfish through ``chess.engine``, weakened by Elo (``UCI_LimitStrength`` and
+    ``UCI_Elo``) or by skill level; ``time_limit`` seconds a move, or on a game's clock
+    (``choose_move_on_clock``)."""
 
     def __init__(self, elo=None, skill=None, time_limit=0.1, seed: int = 0, name=None):
         if (elo is None) == (skill is None):
@@ -144,11 +146,22 @@ class StockfishPlayer(Player):
         self.engine = engine
 
     def choose_move(self, board):
+        return self._play(board, chess.engine.Limit(time=self.time_limit))
+
+    def choose_move_on_clock(self, board, clock):
+        """On a clock (``board.game.GameClock``): Stockfish is given both clocks and the
+        increments (UCI's ``go wtime btime winc binc``) and spends them by its own time
+        management, as at the time control its ``UCI_Elo`` is calibrated at."""
+        return self._play(board, chess.engine.Limit(
+            white_clock=clock.white, black_clock=clock.black,
+            white_inc=clock.increment, black_inc=clock.increment))
+
+    def _play(self, board, limit):
         _check_playable(board)
         if self.engine is None:
             raise EngineStopped(f"{self.name} was closed; make a new player")
         try:
-            result = self.engine.play(board, chess.engine.Limit(time=self.time_limit))
+            result = self.engine.play(board, limit)
         except (chess.engine.EngineError, TimeoutError) as exc:
             raise EngineStopped(f"{self.name} ({self.path}) stopped working while "
                                 f"choosing a move in {board.fen()}: "
