@@ -249,6 +249,24 @@ def test_a_mate_in_the_tree_proves_the_root_and_is_played(fen):
     assert player.last_result.nodes < 2000
 
 
+def test_a_proof_ends_the_batch_and_every_simulation_counted_backs_up():
+    """Once a simulation proves the root, the batch stops: the simulations counted are
+    the ones backed up (the visits), not empty walks from a proven root."""
+    board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")      # Ra8# mates
+    mate = move_to_index(chess.Move.from_uci("a1a8"))
+
+    def likes_the_mate(planes, legal):                  # the first simulation takes Ra8#
+        priors = [np.where(idx == mate, 10.0, 1.0) for idx in legal]
+        return [p / p.sum() for p in priors], np.zeros(len(legal))
+
+    player = MCTSPlayer(None, simulations=100, batch_size=8, seed=0)
+    player.mcts.evaluate = likes_the_mate
+    assert board.san(player.choose_move(board)) == "Ra8#"
+    result = player.last_result
+    assert result.nodes == int(result.visits.sum()) < 8
+    assert f"{result.nodes} simulations" in result.describe(board)
+
+
 @pytest.mark.parametrize("fen", ["8/8/8/8/8/8/5K1k/3Q4 b - - 0 1", "8/8/8/k1K5/8/8/1Q6/8 b - - 0 1"])
 def test_a_position_where_every_move_is_mated_is_proven_lost(fen):
     board = chess.Board(fen)

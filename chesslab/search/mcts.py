@@ -210,6 +210,8 @@ class MCTS:
         vl = self.virtual_loss
         pending, waiting, done = [], set(), 0
         for _ in range(k):
+            if root.terminal is not None:
+                break            # proven: the rest of the batch would walk nowhere
             node, path = root, []
             while node.expanded and node.terminal is None:
                 a = (self._select(node, self._root_prior, root=True) if node is root
