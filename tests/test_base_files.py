@@ -1,4 +1,4 @@
-"""files: an interrupted save keeps the old file; read errors name the file."""
+"""base.files: an interrupted save keeps the old file; read errors name the file."""
 import json
 import os
 from pathlib import Path

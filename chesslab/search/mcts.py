@@ -256,8 +256,8 @@ class MCTS:
 
         Calling ``outcome`` here would generate the moves a second time (it made the whole
         search measurably slower, ``bench/mcts_speed.py``), so with a move left only the
-        draws are asked (``drawn_with_moves_left``). ``test_mcts`` checks that the two
-        agree on thousands of positions.
+        draws are asked (``drawn_with_moves_left``). ``tests/test_search_mcts.py`` checks that
+        the two agree on thousands of positions.
         """
         if not moves:
             return LOSS_VALUE if board.is_check() else self._draw_for(board.turn)
