@@ -2,7 +2,7 @@
 
 The real NNUE evaluator (``chesslab.evaluators.nnue.NNUEEvaluator``) keeps a stack of
 accumulators and updates them lazily; it changes when it gets faster. This stays small
-and readable; ``tests/test_teaching.py`` checks that it gives the real accumulators.
+and readable; ``tests/test_evaluators_teaching.py`` checks that it gives the real accumulators.
 """
 from __future__ import annotations
 

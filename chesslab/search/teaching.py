@@ -2,7 +2,7 @@
 
 The real searcher (``chesslab.search.searcher``, ``search(board, evaluator, ...)``) is
 one routine with every improvement as a switch; it changes when it gets faster. These
-functions stay small and readable, and ``tests/test_teaching.py`` checks that they give
+functions stay small and readable, and ``tests/test_search_teaching.py`` checks that they give
 the real searcher's values. They take a ``chess.Board`` and an evaluator object
 (``evaluator.evaluate(board)``: centipawns from White's view, +-inf for a checkmate) and
 return negamax scores: good for the side to move, a mate ``ply`` half-moves away scored
@@ -127,7 +127,7 @@ def simulation(root: MCTSNode, board: chess.Board, net, c_puct: float = 1.5) -> 
     ``MCTS.search``; the real one (``MCTS._run_batch``) adds a batch of simulations per
     network call, with virtual losses to spread them and a cut when two meet at one leaf,
     exact results that climb the tree, root noise and first-play urgency.
-    ``tests/test_teaching.py`` checks that N simulations build the same tree as
+    ``tests/test_search_teaching.py`` checks that N simulations build the same tree as
     ``MCTS(net, batch_size=1, solve=False)``.
     """
     node, path = root, []

@@ -3,7 +3,7 @@
 The real pipeline (``chesslab.training.pipeline``) adds progress bars, sorted batches
 and the bookkeeping of long runs, and the recipe (``chesslab.training.recipe``) finds
 quiet positions with one search; both change when they get faster. These stay small and
-readable; ``tests/test_teaching.py`` checks that they agree with the real ones.
+readable; ``tests/test_training_teaching.py`` checks that they agree with the real ones.
 """
 from __future__ import annotations
 
