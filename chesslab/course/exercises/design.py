@@ -59,6 +59,7 @@ class DesignResult(CheckResult):
     errors: tuple = ()
     bar: float = MATERIAL_BAR
     training_errors: tuple = ()
+    sizes: tuple = ()                        # (training positions, validation positions)
 
     def __str__(self):
         if not self.attempted or self.first_failure:
@@ -66,8 +67,10 @@ class DesignResult(CheckResult):
         worst = max(self.errors)
         said = ", ".join(f"{e:.4f}" for e in self.errors)
         trained = ", ".join(f"{e:.4f}" for e in self.training_errors)
+        sizes = (f"; {self.sizes[0]:,} training and {self.sizes[1]:,} validation positions"
+                 if self.sizes else "")
         measured = (f"material design: validation error {said} over {self.cases} seeds "
-                    f"(training error {trained})")
+                    f"(training error {trained}{sizes})")
         if self.ok:
             return f"{measured}, under the bar of {self.bar}: passed"
         if max(self.training_errors) > self.bar:
@@ -101,9 +104,9 @@ def check_material_design(make_design, boards, targets, seeds=(0, 1), bar: float
     (``targets`` = material / 1000) once per seed and passes it when every seed's
     validation error after the last epoch is at most ``bar``; the line shows the training
     error too, so an undertrained design reads as undertrained, not as a bad idea."""
-    def verdict(passed, problem=None, errors=(), attempted=True, training=()):
+    def verdict(passed, problem=None, errors=(), attempted=True, training=(), sizes=()):
         result = DesignResult("material design", len(seeds), passed, problem, attempted,
-                              tuple(errors), bar, tuple(training))
+                              tuple(errors), bar, tuple(training), tuple(sizes))
         if show:
             print(result)
         return result
@@ -135,4 +138,5 @@ def check_material_design(make_design, boards, targets, seeds=(0, 1), bar: float
     measured = [train_design(design, x[train], y[train], x[val], y[val], seed) for seed in seeds]
     training, errors = ([e if math.isfinite(e) else math.inf for e in column]
                         for column in zip(*measured))
-    return verdict(sum(e <= bar for e in errors), None, errors, training=training)
+    return verdict(sum(e <= bar for e in errors), None, errors, training=training,
+                   sizes=(len(train), len(val)))
