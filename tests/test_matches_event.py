@@ -1,19 +1,88 @@
-"""The class event: isolated submissions, faults that lose a game, formats, resuming, CLI."""
+"""matches.event: the class event: submissions found and loaded, isolated players whose faults
+lose a game, every format, resuming, the command, a Dask cluster, the ladder rated again."""
 import json
-from pathlib import Path
 import math
 
 import chess
 import pytest
 
+from chesslab.matches import event, formats, rating, tournament
 from chesslab.board.game import play_game
 from chesslab.board.rules import adjudicate_material
 from chesslab.cli import main
-from chesslab.matches import event, formats, tournament
-from chesslab.matches.isolation import IsolatedPlayer, PlayerFault
-from chesslab.matches.rating import INTERVAL_KEY, bradley_terry
-from needs_stockfish import needs_stockfish
+from chesslab.matches.rating import INTERVAL_KEY
 from tournament_players import FAULTY, GOOD, REASONS, write_class
+
+SUBMISSION = '''import chess
+NAME = "{name}"
+def choose_move(board):
+    return sorted(board.legal_moves, key=lambda m: m.uci())[{pick}]
+'''
+
+
+def write(folder, filename, text):
+    path = folder / filename
+    path.write_text(text)
+    return path
+
+
+def load_folder(folder):
+    """The tournament's players of ``folder``, each imported in this process."""
+    return [tournament.load_player(folder / p["file"]) for p in event.find_players(folder)]
+
+
+def test_find_players_reads_submissions_and_skips_templates(tmp_path):
+    write(tmp_path, "ann.py", SUBMISSION.format(name="Ann", pick=0))
+    write(tmp_path, "bob.py", SUBMISSION.format(name="Bob", pick=-1))
+    write(tmp_path, "_template.py", "def choose_move(board):\n    raise NotImplementedError\n")
+    assert [p["file"] for p in event.find_players(tmp_path)] == ["ann.py", "bob.py"]
+    players = load_folder(tmp_path)
+    assert [p.name for p in players] == ["Ann", "Bob"]
+    board = chess.Board()
+    assert players[0].choose_move(board) == sorted(board.legal_moves, key=lambda m: m.uci())[0]
+
+
+def test_bad_submissions_get_a_message_that_says_what_to_do(tmp_path):
+    with pytest.raises(ValueError, match="no function choose_move"):
+        tournament.load_player(write(tmp_path, "a.py", "NAME = 'x'\n"))
+    with pytest.raises(ValueError, match="could not be imported.*python"):
+        tournament.load_player(write(tmp_path, "b.py", "import no_such_module_here\n"))
+    with pytest.raises(FileNotFoundError, match="no folder"):
+        event.find_players(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="no submissions"):
+        event.find_players(tmp_path / "empty")
+
+
+def test_a_stored_ladder_rated_again_keeps_its_games_and_names_its_prior(tmp_path):
+    pairs = {"a vs b": [3, 1, 0], "a vs sf": [1, 0, 3], "b vs sf": [0, 0, 4]}
+    anchors = {"sf": 1350.0}
+    data = event.rate_pairs(["a", "b", "sf"], pairs, anchors,
+                            {"games_per_pair": 4, "command": "test"})
+    assert data["pairs"] == pairs and data["prior"] == rating.PRIOR
+    assert "nominal" in data["what"] and rating.PRIOR in data["what"]
+    assert data["ratings"]["sf"] == 1350.0
+    fitted = rating.bradley_terry(["a", "b", "sf"], rating.results_of_pairs(pairs), anchors)
+    assert data["ratings"] == {k: pytest.approx(v, abs=0.05) for k, v in fitted.items()}
+    path = tmp_path / "ladder.json"
+    stale = {**data, "what": "old", "ratings": {"a": 0.0, "b": 0.0, "sf": 1350.0}}
+    del stale["prior"]
+    path.write_text(json.dumps(stale))
+    again = event.rerate_ladder(path)
+    assert again["ratings"] == data["ratings"] and json.loads(path.read_text())["prior"]
+    del stale["pairs"]
+    path.write_text(json.dumps(stale))
+    with pytest.raises(ValueError, match="no per-pair results"):
+        event.rerate_ladder(path)
+
+
+def test_the_event_ladder_and_every_players_ladder_hold_the_same_anchors():
+    from chesslab.experiments.ladder import ladder_specs
+    assert list(event.anchor_specs().values()) == [1350.0, 1600.0, 1900.0]
+    assert list(event.anchor_specs()) == ["stockfish:1350", "stockfish:1600", "stockfish:1900"]
+    _, anchors = ladder_specs(0.1)
+    assert anchors == event.anchor_specs(0.1) and list(anchors)[0] == "stockfish:1350@0.1s"
+
 
 MOVE_TIME = 0.2
 
@@ -70,76 +139,6 @@ def test_the_good_players_games_are_the_games_they_play_in_process(faulty_event)
                           adjudicate=adjudicate_material)
         assert game["moves"] == " ".join(m.uci() for m in alone.mainline_moves())
         assert game["result"] == alone.headers["Result"] and game["fault"] is None
-
-
-def test_a_hanging_player_is_killed_and_the_next_game_gets_a_fresh_one():
-    player = IsolatedPlayer("hangs", FAULTY["hangs.py"], move_time=0.1, grace=0.1)
-    player.start()
-    process = player.process
-    with pytest.raises(PlayerFault, match="late move") as fault:
-        player.choose_move(chess.Board())
-    assert process.poll() is not None and player.process is None     # killed
-    assert fault.value.fen == chess.STARTING_FEN and fault.value.ply == 0
-    good = IsolatedPlayer("first", GOOD["first.py"], move_time=0.5, grace=0.5)
-    try:
-        assert good.choose_move(chess.Board()) == chess.Move.from_uci("a2a3")
-        assert good.process.poll() is None                   # alive for the next move
-    finally:
-        good.close()
-
-
-def test_a_file_that_stops_while_loading_in_a_game_loses_that_game_where_it_stood():
-    board = chess.Board()
-    board.push_uci("e2e4")
-    player = IsolatedPlayer("quits", "import sys\nsys.exit(1)\n", move_time=0.5, grace=0.5)
-    with pytest.raises(PlayerFault, match="did not load") as fault:
-        player.choose_move(board)
-    assert "exit code 1" in fault.value.detail
-    assert (fault.value.fen, fault.value.ply) == (board.fen(), 1)       # Black's turn
-    assert player.process is None
-
-
-def test_gauntlet_is_linear_and_round_robin_skips_ladder_pairs():
-    subs, ladder = ["a", "b", "c"], ["x", "y"]
-    assert formats.gauntlet_pairings(subs, ladder) == [
-        ("a", "x"), ("a", "y"), ("b", "x"), ("b", "y"), ("c", "x"), ("c", "y")]
-    pairs = formats.round_robin_pairings(subs + ladder, ladder)
-    assert len(pairs) == 10 - 1 and ("x", "y") not in pairs
-    games = formats.games_of(("a", "x"), 3, round_=2, seed=7)
-    assert [(g["white"], g["black"]) for g in games] == [("a", "x"), ("x", "a"), ("a", "x")]
-    assert games[0]["opening"] == games[1]["opening"] != games[2]["opening"]
-    # a game's seed is its pairing's: the same whatever else is played, or in which order
-    assert games[1]["seed"] == formats.games_of(("a", "x"), 2, 2, 7)[1]["seed"]
-    assert len({g["seed"] for g in games}) == 3
-
-
-def test_swiss_pairs_equal_scores_without_repeats_and_gives_byes_in_turn():
-    names = [f"p{i}" for i in range(7)]
-    met, byes, points = set(), {}, {n: 0.0 for n in names}
-    for round_ in range(1, 6):
-        pairs, bye = formats.swiss_pairings(names, points, met, byes, round_)
-        assert formats.swiss_pairings(names, points, met, byes, round_) == (pairs, bye)
-        assert bye is not None and byes.get(bye, 0) == 0       # never twice
-        byes[bye] = 1
-        assert sorted(p for pair in pairs for p in pair) == sorted(set(names) - {bye})
-        assert not any(frozenset(p) in met for p in pairs)
-        met |= {frozenset(p) for p in pairs}
-        for a, b in pairs:               # the lower index wins, a fixed result
-            points[min(a, b)] += 1
-    # round 2 pairs the winners of round 1 together
-    names4 = ["a", "b", "c", "d"]
-    pairs, _ = formats.swiss_pairings(names4, {"a": 1, "c": 1}, {frozenset("ab"),
-                                                                  frozenset("cd")}, {}, 2)
-    assert {frozenset(p) for p in pairs} == {frozenset("ac"), frozenset("bd")}
-
-
-def test_ratings_anchored_on_the_ladder_put_a_player_on_its_scale():
-    results = [("me", "x", 1.0)] * 3 + [("me", "x", 0.0)]
-    elo = bradley_terry(["me", "x"], results, anchors={"x": 1000.0}, prior_draws=0)
-    assert elo["x"] == 1000.0
-    assert elo["me"] == pytest.approx(1000 + 400 * math.log10(3), abs=0.01)
-    free = bradley_terry(["me", "x"], results, prior_draws=0)
-    assert free["me"] + free["x"] == pytest.approx(0, abs=1e-6)
 
 
 def test_a_stopped_event_resumes_with_only_the_missing_games(tmp_path, monkeypatch):
@@ -209,29 +208,18 @@ def test_bad_input_gets_a_message_that_says_what_to_do(tmp_path, capsys):
         event.run_tournament(tmp_path, "knockout")
 
 
-@needs_stockfish
-def test_one_ladder_for_every_player_holds_each_stockfish_anchor_at_its_elo(tmp_path):
-    from chesslab.experiments.ladder import rate_every_player
-    path = tmp_path / "ladder.json"
-    data = rate_every_player(seconds=0.02, games=2, anchor_elos=(1350, 1600),
-                             evaluators=("material",), max_plies=12, path=path,
-                             progress=False)
-    players = {r["player"]: r for r in data["standings"]}
-    assert set(players) == {"random", "policy", "material@0.02s", "mcts@0.02s",
-                            "stockfish:1350@0.02s", "stockfish:1600@0.02s"}
-    assert players["stockfish:1350@0.02s"]["elo"] == 1350.0
-    assert players["stockfish:1600@0.02s"]["elo"] == 1600.0
-    # anchors never meet: each plays the 4 others twice
-    assert players["stockfish:1350@0.02s"]["games"] == 8 and players["random"]["games"] == 10
-    low, high = players["random"][INTERVAL_KEY]
-    assert 0.0 <= low <= players["random"]["score"] <= high <= 1.0
-    assert data["seconds_per_move"] == 0.02 and path.exists()
-    assert sum(sum(wdl) for wdl in data["pairs"].values()) == (15 - 1) * 2   # 6 players
-    assert players["stockfish:1600@0.02s"]["elo95"] == [1600.0, 1600.0]
-    e_low, e_high = players["material@0.02s"]["elo95"]
-    assert e_low < players["material@0.02s"]["elo"] < e_high
-    assert not Path(f"{path}.games.jsonl").exists()
-    from chesslab.base.files import file_tag
-    from chesslab.search.mcts import DEFAULT_MODEL
-    network = file_tag(DEFAULT_MODEL)                 # which network the ratings are of
-    assert data["models"] == {"policy": network, "mcts@0.02s": network}
+def test_a_local_dask_cluster_gives_the_same_standings_as_one_worker(tmp_path):
+    distributed = pytest.importorskip(
+        "distributed", reason="Dask distributed is not installed (python -m pip install -r "
+                              "requirements-teacher.txt)")
+    folder = write_class(tmp_path / "class", ["first.py", "chatty.py", "raises.py"])
+    settings = dict(format="gauntlet", games=2, move_time=0.5, ladder=["random", "material:1"],
+                    max_plies=30, seed=3, progress=False, anchors_path=tmp_path / "none.json")
+    alone = event.run_tournament(folder, workers=1, **settings)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, host="127.0.0.1") as cluster, \
+            distributed.Client(cluster) as client:
+        spread = event.run_tournament(folder, workers=client.get_executor(), **settings)
+    assert spread["standings"] == alone["standings"]
+    assert spread["games"] == alone["games"]
+    assert {f["player"] for f in spread["faults"]} == {"raises"}

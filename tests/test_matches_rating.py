@@ -1,0 +1,37 @@
+"""matches.rating: maximum-likelihood Elo anchored on a ladder, one-sided bounds for a zero or
+full score."""
+import math
+
+import pytest
+
+from chesslab.matches import rating
+from chesslab.matches.rating import bradley_terry
+
+
+def test_a_zero_or_full_score_gets_a_one_sided_bound_not_a_point():
+    # y lost all 8 games to x (held at 1500): y's best rating is where losing 8 of 8
+    # still had a 5% chance, P(lose) = 0.05 ** (1 / 8) = 1 / (1 + 10 ** ((y - 1500) / 400))
+    results = [("x", "y", 1.0)] * 8
+    rows = {r["player"]: r for r in rating.standings(["x", "y"], results, {"x": 1500.0})}
+    low, high = rows["y"]["elo95"]
+    lose = 0.05 ** (1 / 8)
+    assert low is None and high == pytest.approx(1500 - 400 * math.log10(lose / (1 - lose)),
+                                                 abs=0.1)
+    assert rating.format_elo(rows["y"]) == f"< {high:.0f}"
+    assert rows["x"]["elo95"] == [1500.0, 1500.0]          # an anchor's is its rating
+    # the mirror image: a full score has a lower bound, printed with ">"
+    rows = {r["player"]: r for r in rating.standings(["x", "y"], results, {"y": 1000.0})}
+    assert rows["x"]["elo95"][1] is None and rating.format_elo(rows["x"]).startswith("> ")
+    # scores inside (0, 1) keep a two-sided interval around the rating
+    mixed = rating.standings(["x", "y"], [("x", "y", 1.0)] * 3 + [("x", "y", 0.0)])
+    assert all(r["elo95"][0] < r["elo"] < r["elo95"][1] for r in mixed)
+    assert rating.format_elo(mixed[0], signed=True) == f"{mixed[0]['elo']:+.0f}"
+
+
+def test_ratings_anchored_on_the_ladder_put_a_player_on_its_scale():
+    results = [("me", "x", 1.0)] * 3 + [("me", "x", 0.0)]
+    elo = bradley_terry(["me", "x"], results, anchors={"x": 1000.0}, prior_draws=0)
+    assert elo["x"] == 1000.0
+    assert elo["me"] == pytest.approx(1000 + 400 * math.log10(3), abs=0.01)
+    free = bradley_terry(["me", "x"], results, prior_draws=0)
+    assert free["me"] + free["x"] == pytest.approx(0, abs=1e-6)
