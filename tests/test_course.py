@@ -21,8 +21,9 @@ pytest.importorskip("nbgrader", reason="the course commands need nbgrader: "
 from chesslab.course.exercises import alphabeta  # noqa: E402
 from chesslab.course.exercises.minimax import perft  # noqa: E402
 from chesslab.course.grade import cell_points, feedback, grade, prepare  # noqa: E402
-from chesslab.course.release import (MARKERS, NOTEBOOKS_DIR, release,  # noqa: E402
-                                     source_notebooks, with_solutions)
+from chesslab.course.release import (MARKERS, NBGRADER_CONFIG_PY,  # noqa: E402
+                                     NOTEBOOKS_DIR, release, source_notebooks,
+                                     with_solutions)
 
 ROOT = NOTEBOOKS_DIR.parent
 FIRST, SAMPLING = "01_board_encoding", "04_training_data"
@@ -336,15 +337,15 @@ def test_nbgrader_generate_assignment_and_autograde_agree_with_course_grade(grad
     rows, _, _ = graded
     course = tmp_path / "course"
     (course / "source" / "ps1").mkdir(parents=True)
-    (course / "nbgrader_config.py").write_text(
-        'c = get_config()\nc.CourseDirectory.course_id = "chesslab"\n'
-        'c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}\n')
+    (course / "nbgrader_config.py").write_text(NBGRADER_CONFIG_PY)   # as TEACHING.md says
     shutil.copy(NOTEBOOKS_DIR / f"{FIRST}.ipynb", course / "source" / "ps1")
     _nbgrader("generate_assignment", "ps1", cwd=course)
     theirs = nbformat.read(course / "release" / "ps1" / f"{FIRST}.ipynb", as_version=4)
     ours = nbformat.read(released / "notebooks" / f"{FIRST}.ipynb", as_version=4)
     assert [c.source for c in theirs.cells] == [c.source for c in ours.cells]
     source = nbformat.read(NOTEBOOKS_DIR / f"{FIRST}.ipynb", as_version=4)
+    teacher = [c.source for c in source.cells if "teacher" in c.metadata.get("tags", [])]
+    assert teacher and not any(c.source in teacher for c in theirs.cells)
     for student, nb in (("anna", with_solutions(theirs, source)), ("bob", theirs),
                         ("carl", with_solutions(theirs, source, _plant))):
         (course / "submitted" / student / "ps1").mkdir(parents=True)
@@ -359,3 +360,8 @@ def test_nbgrader_generate_assignment_and_autograde_agree_with_course_grade(grad
         if row.notebook == FIRST and row.student in exported:
             ours[row.student] = ours.get(row.student, 0) + row.points
     assert exported == ours == {"anna": 3, "bob": 0, "carl": 0}
+
+
+def test_teaching_gives_the_hub_the_nbgrader_config_the_test_above_uses():
+    teaching = (ROOT / "TEACHING.md").read_text(encoding="utf-8")
+    assert NBGRADER_CONFIG_PY in teaching

@@ -102,3 +102,21 @@ def test_architecture_lists_every_module_of_every_layer():
 def test_the_readme_is_a_front_page():
     lines = (ROOT / "README.md").read_text().splitlines()
     assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines"
+
+
+def test_each_teaching_session_plan_adds_up_to_its_length():
+    """TEACHING.md's session plans: the minutes of a plan's parts sum to the length in its
+    heading (shown to fail on a planted plan that is 5 minutes short)."""
+    def plans(text):
+        found = {}
+        for m in re.finditer(r"^### (Session [^(\n]*)\((\d+) min[^\n]*\n(.*?)(?=^#{2,3} |\Z)",
+                             text, re.S | re.M):
+            parts = re.findall(r"^\|[^\n]*\|\s*(\d+)\s*\|$", m.group(3), re.M)
+            found[m.group(1).strip()] = (int(m.group(2)), sum(map(int, parts)))
+        return found
+
+    found = plans((ROOT / "TEACHING.md").read_text())
+    assert len(found) >= 13 and all(total for _, total in found.values())
+    assert {name: v for name, v in found.items() if v[0] != v[1]} == {}
+    planted = "### Session 99 · x (90 min)\n\n| part | minutes |\n|---|---|\n| a | 40 |\n| b | 45 |\n"
+    assert plans(planted) == {"Session 99 · x": (90, 85)}

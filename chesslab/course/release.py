@@ -4,15 +4,18 @@ The notebooks in ``notebooks/`` are nbgrader *source* notebooks: each "your turn
 holds a solution between ``### BEGIN SOLUTION`` / ``### END SOLUTION`` and each checker
 cell is an autograded test cell whose verdict sits between ``### BEGIN HIDDEN TESTS`` /
 ``### END HIDDEN TESTS``. ``release`` runs nbgrader's own preprocessors on them, the
-same ones ``nbgrader generate_assignment`` runs, so a class on a JupyterHub with
-nbgrader and a class that gets a folder from ``python -m chesslab course release`` get
-the same notebooks: solutions replaced by a stub, hidden tests removed, every output
+same ones ``nbgrader generate_assignment`` runs with ``nbgrader_config()`` (a hub's course
+folder loads it from its nbgrader_config.py, ``NBGRADER_CONFIG_PY``), so a class on a
+JupyterHub with nbgrader and a class that gets a folder from ``python -m chesslab course
+release`` get the same notebooks: solutions replaced by a stub, hidden tests removed, every output
 cleared (a stored output could show an answer: a reference's source printed after an
 exercise, or a solution's result). The stub is a comment only: the line after each
 solution region, ``raise NotImplementedError("hint")``, is what a student's copy raises.
 
 Cells tagged ``teacher`` (cell metadata ``tags``) are the teacher's alone (a cell that
-prints or imports a graded exercise's reference) and are dropped first.
+prints or imports a graded exercise's reference) and are dropped first, by nbconvert's
+TagRemovePreprocessor: nbgrader itself knows no tags, so its generate_assignment drops
+them only when its configuration puts that preprocessor first (``nbgrader_config()``).
 
 Beside the notebooks it copies what they open by a relative path (the players folder of
 the capstone, the screenshots their markdown shows), and it makes the folder stand alone:
@@ -55,6 +58,13 @@ TEACHER_TAG = "teacher"
 #: What replaces a solution region: the cell's own ``raise NotImplementedError(hint)``
 #: follows it, so the stub only marks the place.
 CODE_STUB = {"python": "# YOUR CODE HERE"}
+#: The nbgrader_config.py of a course folder on a hub: nbgrader then makes the same
+#: student notebooks as ``release`` (chesslab must import where nbgrader runs).
+NBGRADER_CONFIG_PY = """c = get_config()
+c.CourseDirectory.course_id = "chesslab"
+from chesslab.course.release import nbgrader_config
+c.merge(nbgrader_config())   # drop cells tagged teacher; keep each exercise's hint
+"""
 #: Text that must never reach a student.
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 #: How to get nbgrader, for every error that needs it.
@@ -80,11 +90,21 @@ def source_notebooks(folder=None) -> list[Path]:
 
 
 def nbgrader_config():
-    """The configuration ``release`` gives nbgrader (and the one an nbgrader course
-    folder needs in its nbgrader_config.py to make the same student notebooks)."""
+    """The configuration ``release`` gives nbgrader's steps, and the one a hub's course
+    folder merges in its nbgrader_config.py (``NBGRADER_CONFIG_PY``) so that
+    ``nbgrader generate_assignment`` makes the same student notebooks: the stub that
+    keeps each exercise's hint, and nbconvert's TagRemovePreprocessor put before
+    nbgrader's own steps to drop the cells tagged ``teacher``."""
+    from nbconvert.preprocessors import TagRemovePreprocessor
     from traitlets.config import Config
+    nbgrader_modules()
+    from nbgrader.converters import GenerateAssignment
+    steps = GenerateAssignment.class_traits()["preprocessors"].default()
     config = Config()
     config.ClearSolutions.code_stub = dict(CODE_STUB)
+    config.TagRemovePreprocessor.enabled = True
+    config.TagRemovePreprocessor.remove_cell_tags = {TEACHER_TAG}
+    config.GenerateAssignment.preprocessors = [TagRemovePreprocessor, *steps]
     return config
 
 
@@ -94,10 +114,10 @@ def student_version(nb):
     import copy
     pre = nbgrader_modules()
     config = nbgrader_config()
+    from nbconvert.preprocessors import TagRemovePreprocessor
     nb = copy.deepcopy(nb)
-    nb.cells = [cell for cell in nb.cells if TEACHER_TAG not in cell.metadata.get("tags", [])]
     resources = {}
-    for step in (pre.LockCells, pre.ClearSolutions, pre.ClearOutput, pre.CheckCellMetadata,
+    for step in (TagRemovePreprocessor, pre.LockCells, pre.ClearSolutions, pre.ClearOutput, pre.CheckCellMetadata,
                  pre.ComputeChecksums, pre.ClearHiddenTests, pre.ComputeChecksums,
                  pre.CheckCellMetadata):
         nb, resources = step(config=config).preprocess(nb, resources)
