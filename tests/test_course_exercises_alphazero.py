@@ -1,0 +1,47 @@
+"""course.exercises.alphazero: the checkers of notebook 12: a right answer passes, a
+typical mistake is caught, an untouched stub is "not attempted"."""
+import math
+
+from chesslab.course.exercises.alphazero import check_gate, check_value_targets
+
+
+def stub(*_args, **_kwargs):
+    raise NotImplementedError("your code here")
+
+
+def _not_attempted(checker, *args, **kwargs):
+    result = checker(stub, *args, show=False, **kwargs)
+    assert not result.attempted and not result.ok
+    assert "not attempted yet" in str(result)
+
+
+def _targets(result, turns, whites_view=False):
+    white = {"1-0": 1.0, "0-1": -1.0, "1/2-1/2": 0.0}[result]
+    return [white if whites_view or t == "w" else -white for t in turns]
+
+
+def test_value_targets_checker():
+    assert check_value_targets(_targets, show=False).ok
+    planted = check_value_targets(lambda r, t: _targets(r, t, True), show=False)
+    assert not planted.ok and "Black to move" in planted.first_failure
+    _not_attempted(check_value_targets)
+
+
+def _gate(wins, draws, losses, at_least=False, z=1.96):
+    games = wins + draws + losses
+    p = (wins + draws / 2) / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z / (1 + z * z / games) * math.sqrt(p * (1 - p) / games + z * z / (4 * games ** 2))
+    accepted = p >= 0.55 if at_least else p > 0.55
+    return accepted, max(0.0, centre - half), min(1.0, centre + half)
+
+
+def test_gate_checker():
+    assert check_gate(_gate, show=False).ok
+    at_least = check_gate(lambda w, d, l: _gate(w, d, l, at_least=True), show=False)
+    assert not at_least.ok and "accepted=True" in at_least.first_failure
+
+    def draws_as_losses(w, d, l):
+        return _gate(w, 0, l + d)
+    assert not check_gate(draws_as_losses, show=False).ok
+    _not_attempted(check_gate)

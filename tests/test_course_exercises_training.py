@@ -1,0 +1,58 @@
+"""course.exercises.training: the checkers of notebooks 04, 05: a right answer passes, a
+typical mistake is caught, an untouched stub is "not attempted"."""
+import types
+
+import numpy as np
+
+from chesslab.course.exercises.training import check_sample_plies, check_win_probability
+from chesslab.datasets import records
+
+
+def twin(function):
+    """A copy of ``function`` (its code in a function object of its own): a checker
+    switches the reference itself off while the student's function runs, so a planted
+    mistake built on the reference calls its twin."""
+    return types.FunctionType(function.__code__, function.__globals__, function.__name__,
+                              function.__defaults__, function.__closure__)
+
+
+sample_plies = twin(records.sample_plies)
+
+
+def test_sample_plies_checker():
+    def by_hand(n):
+        keep = [p for p in range(1, n + 1) if (p % 6 == 0 if p <= 0.75 * n else p % 2 == 0)]
+        return keep if keep and keep[-1] == n else keep + [n]
+    assert check_sample_plies(by_hand, show=False).ok
+
+    def forgets_the_last(n):
+        return [p for p in sample_plies(n) if p != n] or [n]
+    bad = check_sample_plies(forgets_the_last, show=False)
+    assert not bad.ok and "missing" in bad.first_failure
+
+
+def stub(*args):
+    raise NotImplementedError("your code here")
+
+
+def to_score(cp):
+    return 1 / (1 + np.exp(-np.asarray(cp, dtype=float) / 400))
+
+
+def to_cp(p):
+    p = np.asarray(p, dtype=float)
+    return 400 * np.log(p / (1 - p))
+
+
+def test_win_probability_right_wrong_and_stub(capsys):
+    assert check_win_probability(to_score, to_cp).ok
+    assert "all 200 cases agree" in capsys.readouterr().out
+    tanh_target = lambda cp: np.tanh(np.asarray(cp, dtype=float) / 400)   # noqa: E731
+    assert not check_win_probability(tanh_target, to_cp, show=False).ok
+    no_scale = lambda p: np.log(p / (1 - p))                              # noqa: E731
+    wrong = check_win_probability(to_score, no_scale, show=False)
+    assert not wrong.ok and "back from p" in wrong.first_failure
+    per_pawn = lambda cp: 1 / (1 + np.exp(-np.asarray(cp, dtype=float) / 100))  # noqa: E731
+    assert not check_win_probability(per_pawn, to_cp, show=False).ok
+    result = check_win_probability(stub, stub)
+    assert not result.attempted and "not attempted yet" in capsys.readouterr().out
