@@ -44,6 +44,7 @@ from chesslab.search.searcher import Searcher
 from chesslab.base.stockfish import find_stockfish, quit_engine, start_engine
 from chesslab.matches.specs import (EXAMPLES, MAX_DEPTH, SEARCH_ALGORITHMS, STOCKFISH_SECONDS,
                                     PlayerSpec, format_spec, parse_spec)
+from chesslab.matches.timecontrol import DEFAULT_OVERHEAD
 
 __all__ = ["Player", "RandomPlayer", "PolicyPlayer", "SearchPlayer", "StockfishPlayer", "EngineStopped",
            "make_player", "model_file", "model_tag", "is_available", "MAX_DEPTH"]
@@ -116,7 +117,7 @@ class StockfishPlayer(Player):
             raise ValueError("give Stockfish either elo=... or skill=...")
         if not time_limit or time_limit <= 0:
             raise ValueError(f"Stockfish needs a positive time per move, not {time_limit}")
-        self.engine = None
+        self.engine, self.on_clock = None, False
         self.path = find_stockfish()
         # the spec that plays, time included (a game's PGN headers name it)
         level = str(elo) if elo is not None else f"skill={skill}"
@@ -151,7 +152,13 @@ class StockfishPlayer(Player):
     def choose_move_on_clock(self, board, clock):
         """On a clock (``board.game.GameClock``): Stockfish is given both clocks and the
         increments (UCI's ``go wtime btime winc binc``) and spends them by its own time
-        management, as at the time control its ``UCI_Elo`` is calibrated at."""
+        management, as at the time control its ``UCI_Elo`` is calibrated at. It keeps
+        aside the overhead chesslab's players keep (``timecontrol.DEFAULT_OVERHEAD``):
+        with its own few milliseconds it flagged at 10+0.1 on a busy machine."""
+        if not self.on_clock and self.engine is not None \
+                and "Move Overhead" in self.engine.options:
+            self.engine.configure({"Move Overhead": round(DEFAULT_OVERHEAD * 1000)})
+        self.on_clock = True
         return self._play(board, chess.engine.Limit(
             white_clock=clock.white, black_clock=clock.black,
             white_inc=clock.increment, black_inc=clock.increment))
