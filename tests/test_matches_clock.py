@@ -9,7 +9,8 @@ import chess.pgn
 import pytest
 
 from chesslab.__main__ import main
-from chesslab.board.game import TIME_FORFEIT, GameClock, flag_result, play_game
+from chesslab.board.game import GameClock, play_game
+from chesslab.board.rules import TIME_FORFEIT, flag_result
 from chesslab.matches.match import ClockPlayer, match, on_clock
 from chesslab.matches.players import make_player
 from tests.needs_stockfish import needs_stockfish

@@ -24,15 +24,10 @@ from dataclasses import dataclass
 import chess
 import chess.pgn
 
-from chesslab.board.rules import (MOVE_CAP, TERMINATION, adjudicate_draw, check_max_plies,
-                                  outcome, resign_verdict)
+from chesslab.board.rules import (MOVE_CAP, TERMINATION, TIME_FORFEIT, adjudicate_draw,
+                                  check_max_plies, flag_result, outcome, resign_verdict)
 
-__all__ = ["Player", "play_game", "GameClock", "TIME_FORFEIT", "flag_result",
-           "format_time_control"]
-
-#: The ``Termination`` of a game whose mover's clock ran out.
-TIME_FORFEIT = "time forfeit"
-
+__all__ = ["Player", "play_game", "GameClock", "format_time_control"]
 
 @dataclass(frozen=True)
 class GameClock:
@@ -51,14 +46,6 @@ def format_time_control(seconds: float, increment: float = 0.0) -> str:
     """A clock as PGN's ``TimeControl`` writes it: ``60+0.6``, or ``300`` without an
     increment."""
     return f"{seconds:g}+{increment:g}" if increment else f"{seconds:g}"
-
-
-def flag_result(board: chess.Board, color: chess.Color) -> str:
-    """The result when ``color``'s clock runs out in ``board``: a loss, or a draw when the
-    opponent has too little material to mate by any series of moves (FIDE 6.9)."""
-    if board.has_insufficient_material(not color):
-        return "1/2-1/2"
-    return "0-1" if color == chess.WHITE else "1-0"
 
 
 def _check_clock(clock) -> tuple[float, float]:

@@ -34,7 +34,7 @@ from chesslab.board.scores import PIECE_VALUES, material_balance
 
 __all__ = ["outcome", "drawn_with_moves_left", "draw_by_rule", "Repetitions", "TERMINATION", "MOVE_CAP",
            "adjudicate_draw", "adjudicate_material", "resign_verdict", "result_for", "points", "result_of", "winner_of", "RESULTS",
-           "check_max_plies"]
+           "check_max_plies", "TIME_FORFEIT", "flag_result"]
 
 
 def outcome(board: chess.Board, claim_draws: bool = True) -> chess.Outcome | None:
@@ -197,3 +197,15 @@ def check_max_plies(max_plies, least: int = 1) -> None:
     if isinstance(max_plies, bool) or not isinstance(max_plies, int) or max_plies < least:
         raise ValueError(f"max_plies (the half-moves after which a game is adjudicated) "
                          f"must be a whole number of at least {least}, got {max_plies!r}")
+
+
+#: The ``Termination`` of a game whose mover's clock ran out.
+TIME_FORFEIT = "time forfeit"
+
+
+def flag_result(board: chess.Board, color: chess.Color) -> str:
+    """The result when ``color``'s clock runs out in ``board``: a loss, or a draw when the
+    opponent has too little material to mate by any series of moves (FIDE 6.9)."""
+    if board.has_insufficient_material(not color):
+        return "1/2-1/2"
+    return "0-1" if color == chess.WHITE else "1-0"
