@@ -238,10 +238,12 @@ def alphazero_loop_figure(gate=0.55, ax=None):
     return ax.figure
 
 
-#: AlphaZero's chess run as its papers report it (Silver et al., 2017 preprint and 2018
-#: Science paper): self-play games, positions sampled for training (700,000 steps of
-#: 4,096), weights (19 residual blocks of 256 filters, roughly) and positions searched
-#: per second in play (on 4 TPUs).
+#: AlphaZero's chess run (Silver et al., the 2017 preprint arXiv:1712.01815 and the 2018
+#: Science paper): self-play games and positions sampled for training (700,000 steps of
+#: 4,096) as reported; positions searched per second in play (on 4 TPUs) as the preprint
+#: reports it (the Science paper gives a somewhat lower rate); the weights are our
+#: estimate from the architecture (19 residual blocks of 256 filters), not a reported
+#: figure.
 ALPHAZERO_CHESS = {"self-play games": 44e6, "training positions": 700_000 * 4096,
                    "network weights": 2.4e7, "positions searched per second": 8e4}
 
