@@ -9,7 +9,9 @@ environment and imported from there. Set CHESSLAB_FRESH_VENV=1 for an environmen
 sees nothing but what ``pip install -r requirements.txt`` puts in it (slower: every
 dependency is installed).
 """
+import inspect
 import os
+import re
 import shutil
 import site
 import subprocess
@@ -24,7 +26,9 @@ pytest.importorskip("nbgrader", reason="the course commands need nbgrader: "
                                        "python -m pip install -r requirements-teacher.txt")
 
 from chesslab.base.files import DATA_DIR  # noqa: E402
-from chesslab.course.release import (REPO_DIR, SHIPPED_DATA, TEACHER_TAG,  # noqa: E402
+from chesslab.course.exercises import alphabeta  # noqa: E402
+from chesslab.course.exercises.minimax import perft  # noqa: E402
+from chesslab.course.release import (MARKERS, REPO_DIR, SHIPPED_DATA, TEACHER_TAG,  # noqa: E402
                                      _pins, answer_leaks, answer_regions, release,
                                      source_notebooks, student_version)
 
@@ -251,3 +255,117 @@ def test_a_name_defined_only_in_a_teacher_cell_is_seen():
                 nbformat.v4.new_code_cell("x = 1\nprint(x)"),
                 nbformat.v4.new_code_cell("backup([], x)")]
     assert teacher_only_names(nb) == {"backup": 2}
+
+
+def _reference_functions():
+    """Every exercise's reference, the code a release must not contain."""
+    from chesslab import nn
+    from chesslab.board import encoding
+    from chesslab.datasets import records
+    from chesslab.evaluators.bayes import GaussianNB
+    from chesslab.evaluators.handwritten import MaterialEvaluator
+    from chesslab.evaluators.features import StandardScaler
+    from chesslab.evaluators.policy_value import policy_value_loss
+    from chesslab.matches.rating import elo_difference, wilson_interval
+    from chesslab.search import mcts, teaching
+    from chesslab.search.tree import GameTree
+    from chesslab.board.moves import piece_changes
+    from chesslab.evaluators import neural, teaching as evaluator_teaching
+    return [encoding.thesis_vector, encoding.planes14, nn.Dense.backward, nn.conv2d_naive,
+            nn.MaxPool2D.forward, records.sample_plies, perft, GameTree._back_up,
+            GameTree.alphabeta, teaching.quiesce, wilson_interval, GaussianNB.fit,
+            MaterialEvaluator.evaluate, encoding.move_to_index, mcts.puct_select,
+            neural.expected_score, neural.target_to_cp, piece_changes,
+            evaluator_teaching.update_accumulator, nn.Residual.forward, nn.BatchNorm.forward,
+            teaching.backup, policy_value_loss, elo_difference, alphabeta.mvv_lva_order,
+            StandardScaler.fit]
+
+
+def _body_lines(function):
+    """The lines of a function's body worth searching for (no docstring, no short or
+    generic lines such as ``return x``)."""
+    source = inspect.getsource(function)
+    source = re.sub(r'"""(.|\n)*?"""', "", source, count=1)
+    lines = [line.strip() for line in source.splitlines()[1:]]
+    return [line for line in lines if len(line) >= 30 and not line.startswith("#")]
+
+
+def _solution_lines(source_nb):
+    """The non-trivial lines of every solution region and hidden-test region."""
+    found = []
+    for cell in source_nb.cells:
+        inside = False
+        for line in cell.source.splitlines():
+            if "### BEGIN" in line:
+                inside = True
+            elif "### END" in line:
+                inside = False
+            elif inside and len(line.strip()) >= 20:
+                found.append(line.strip())
+    return found
+
+
+def test_every_exercise_is_an_nbgrader_pair_of_cells():
+    for path in source_notebooks():
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("solution"):
+                assert "### BEGIN SOLUTION" in cell.source and "raise NotImplementedError(" in \
+                    cell.source.split("### END SOLUTION")[1], (path.name, meta)
+                assert "chesslab" not in cell.source.split("### END SOLUTION")[0], (
+                    f"{path.name}: {meta['grade_id']} calls the package instead of solving")
+                test = nb.cells[i + 1].metadata.get("nbgrader", {})
+                assert test.get("grade") and test.get("points", 0) > 0 and \
+                    test["grade_id"] == "test_" + meta["grade_id"], path.name
+                assert "### BEGIN HIDDEN TESTS" in nb.cells[i + 1].source
+
+
+def test_the_release_holds_no_solution_no_hidden_test_no_output_no_answer_key(released):
+    released, _ = released
+    notebooks = sorted((released / "notebooks").glob("*.ipynb"))
+    assert [p.name for p in notebooks] == [p.name for p in source_notebooks()]
+    texts = {p.name: p.read_text(encoding="utf-8") for p in released.rglob("*") if p.is_file()
+             and p.suffix in (".ipynb", ".py", ".md", ".txt")}
+    everything = "\n".join(texts.values())
+    for marker in MARKERS:
+        assert marker not in everything
+    for function in _reference_functions():
+        for line in _body_lines(function):
+            assert line not in everything, f"{function.__qualname__}'s code is in the release"
+    solutions = 0
+    for path in source_notebooks():
+        for line in _solution_lines(nbformat.read(path, as_version=4)):
+            solutions += 1
+            assert json_escaped(line) not in texts[path.name], (path.name, line)
+    assert solutions > 50                       # the check above looked at real solutions
+    for path in notebooks:
+        nb = nbformat.read(path, as_version=4)
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+    assert not list(released.rglob("TEACHING*"))
+    assert (released / "notebooks" / "players" / "_template.py").is_file()
+    assert (released / "figures" / "play_vs_ai.png").is_file()       # 09 shows it
+
+
+def json_escaped(line):
+    import json
+    return json.dumps(line)[1:-1]
+
+
+def test_a_planted_leak_would_be_seen():
+    line = _body_lines(alphabeta.check_quiesce)[0]
+    assert line in inspect.getsource(alphabeta)
+
+
+def test_the_command_line_releases_and_says_so(tmp_path, capsys):
+    from chesslab.cli import main
+    assert main(["course", "release", str(tmp_path / "class")]) == 0
+    assert "13 student notebooks" in capsys.readouterr().out
+    assert len(list((tmp_path / "class" / "notebooks").glob("*.ipynb"))) == 13
+    assert main(["course", "grade", str(tmp_path / "missing")]) == 2
+    assert "no folder of submissions" in capsys.readouterr().err
+    assert main(["course", "grade", str(tmp_path / "class" / "notebooks" / "players")]) == 2
+    assert "no course notebook in" in capsys.readouterr().err
+    one_file = tmp_path / "class" / "notebooks" / "01_board_encoding.ipynb"
+    assert main(["course", "grade", str(one_file)]) == 2
+    assert "is a file; give the folder" in capsys.readouterr().err
