@@ -1,7 +1,6 @@
 """course.checking: what every checker shares: a submission that calls the reference gets
 no credit, an exception names the input that raised it, arrays that differ are named by
 entry."""
-import types
 
 import chess
 import numpy as np
@@ -12,14 +11,7 @@ from chesslab.course.exercises.mcts import check_puct_select
 from chesslab.course.exercises.networks import check_max_pool
 from chesslab import nn
 from chesslab.search import mcts
-
-
-def twin(function):
-    """A copy of ``function`` (its code in a function object of its own): a checker
-    switches the reference itself off while the student's function runs, so a planted
-    mistake built on the reference calls its twin."""
-    return types.FunctionType(function.__code__, function.__globals__, function.__name__,
-                              function.__defaults__, function.__closure__)
+from tests.checker_helpers import twin
 
 
 thesis_vector = twin(encoding.thesis_vector)

@@ -7,17 +7,7 @@ import pytest
 
 from chesslab.course.exercises.alphabeta import (check_alphabeta, check_mvv_lva, check_quiesce,
                                                  mvv_lva_rule_boards)
-
-
-def minimax_by_hand(board, depth, evaluate):
-    if depth == 0:
-        return evaluate(board)
-    values = []
-    for move in list(board.legal_moves):
-        board.push(move)
-        values.append(minimax_by_hand(board, depth - 1, evaluate))
-        board.pop()
-    return max(values) if board.turn == chess.WHITE else min(values)
+from tests.checker_helpers import not_attempted, minimax_by_hand
 
 
 def alphabeta_by_hand(board, depth, alpha, beta, evaluate, cut=lambda a, b: a >= b):
@@ -114,16 +104,6 @@ VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500
           chess.QUEEN: 900, chess.KING: 2000}
 
 
-def stub(*_args, **_kwargs):
-    raise NotImplementedError("your code here")
-
-
-def _not_attempted(checker, *args, **kwargs):
-    result = checker(stub, *args, show=False, **kwargs)
-    assert not result.attempted and not result.ok
-    assert "not attempted yet" in str(result)
-
-
 def _mvv_lva(board, attacker_first=False):
     def key(move):
         victim = VALUES[board.piece_type_at(move.to_square) or chess.PAWN]
@@ -137,7 +117,7 @@ def test_mvv_lva_checker():
     assert check_mvv_lva(_mvv_lva, show=False).ok
     planted = check_mvv_lva(lambda b: _mvv_lva(b, attacker_first=True), show=False)
     assert not planted.ok and "instead of" in planted.first_failure
-    _not_attempted(check_mvv_lva)
+    not_attempted(check_mvv_lva)
 
 
 def _mvv_lva_breaking(rule):

@@ -3,16 +3,7 @@ typical mistake is caught, an untouched stub is "not attempted"."""
 import math
 
 from chesslab.course.exercises.alphazero import check_gate, check_value_targets
-
-
-def stub(*_args, **_kwargs):
-    raise NotImplementedError("your code here")
-
-
-def _not_attempted(checker, *args, **kwargs):
-    result = checker(stub, *args, show=False, **kwargs)
-    assert not result.attempted and not result.ok
-    assert "not attempted yet" in str(result)
+from tests.checker_helpers import not_attempted
 
 
 def _targets(result, turns, whites_view=False):
@@ -24,7 +15,7 @@ def test_value_targets_checker():
     assert check_value_targets(_targets, show=False).ok
     planted = check_value_targets(lambda r, t: _targets(r, t, True), show=False)
     assert not planted.ok and "Black to move" in planted.first_failure
-    _not_attempted(check_value_targets)
+    not_attempted(check_value_targets)
 
 
 def _gate(wins, draws, losses, at_least=False, z=1.96):
@@ -44,4 +35,4 @@ def test_gate_checker():
     def draws_as_losses(w, d, l):
         return _gate(w, 0, l + d)
     assert not check_gate(draws_as_losses, show=False).ok
-    _not_attempted(check_gate)
+    not_attempted(check_gate)

@@ -8,6 +8,7 @@ import pytest
 
 from chesslab.course.exercises.bayes import (check_gaussian_nb_fit, check_material,
                                              check_nb_features, check_standardise)
+from tests.checker_helpers import not_attempted
 
 
 def test_gaussian_nb_checker():
@@ -50,16 +51,6 @@ def test_material_checker():
     assert not check_material(no_check_bonus, show=False).ok
 
 
-def stub(*_args, **_kwargs):
-    raise NotImplementedError("your code here")
-
-
-def _not_attempted(checker, *args, **kwargs):
-    result = checker(stub, *args, show=False, **kwargs)
-    assert not result.attempted and not result.ok
-    assert "not attempted yet" in str(result)
-
-
 def _standardise(X_train, X_test, own_test_stats=False):
     mean, std = X_train.mean(axis=0), X_train.std(axis=0)
     std = np.where(std > 0, std, 1.0)
@@ -76,7 +67,7 @@ def test_standardise_checker():
     def divides_by_zero(a, b):
         return (a - a.mean(0)) / a.std(0), (b - a.mean(0)) / a.std(0)
     assert not check_standardise(divides_by_zero, show=False).ok
-    _not_attempted(check_standardise)
+    not_attempted(check_standardise)
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +89,7 @@ def test_nb_features_checker_measures_against_the_bar(nb_data):
     assert good.ok and "log-loss" in str(good)
     copies = check_nb_features(lambda X: X[:, [0, 2]], *nb_data, show=False)
     assert not copies.ok and "above it" in copies.first_failure
-    _not_attempted(check_nb_features, *nb_data)
+    not_attempted(check_nb_features, *nb_data)
     broken = check_nb_features(lambda X: X[:, 20], *nb_data, show=False)
     assert not broken.ok
     assert broken.first_failure.startswith("raised IndexError")

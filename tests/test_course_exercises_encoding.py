@@ -1,6 +1,5 @@
 """course.exercises.encoding: the checkers of notebooks 01, 11: a right answer passes, a
 typical mistake is caught, an untouched stub is "not attempted"."""
-import types
 
 import chess
 import numpy as np
@@ -8,14 +7,7 @@ import numpy as np
 from chesslab.board import encoding
 from chesslab.course.exercises.encoding import (check_move_to_index, check_planes14,
                                                 check_thesis_vector)
-
-
-def twin(function):
-    """A copy of ``function`` (its code in a function object of its own): a checker
-    switches the reference itself off while the student's function runs, so a planted
-    mistake built on the reference calls its twin."""
-    return types.FunctionType(function.__code__, function.__globals__, function.__name__,
-                              function.__defaults__, function.__closure__)
+from tests.checker_helpers import twin
 
 
 thesis_vector = twin(encoding.thesis_vector)

@@ -2,7 +2,6 @@
 typical mistake is caught, an untouched stub is "not attempted"."""
 import math
 import re
-import types
 
 import chess
 import pytest
@@ -10,14 +9,7 @@ import pytest
 from chesslab.matches import rating
 from chesslab.course.exercises.matches import (check_beats_material, check_elo_difference,
                                                check_wilson_interval)
-
-
-def twin(function):
-    """A copy of ``function`` (its code in a function object of its own): a checker
-    switches the reference itself off while the student's function runs, so a planted
-    mistake built on the reference calls its twin."""
-    return types.FunctionType(function.__code__, function.__globals__, function.__name__,
-                              function.__defaults__, function.__closure__)
+from tests.checker_helpers import not_attempted, twin
 
 
 wilson_interval = twin(rating.wilson_interval)
@@ -42,16 +34,6 @@ VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500
           chess.QUEEN: 900, chess.KING: 2000}
 
 
-def stub(*_args, **_kwargs):
-    raise NotImplementedError("your code here")
-
-
-def _not_attempted(checker, *args, **kwargs):
-    result = checker(stub, *args, show=False, **kwargs)
-    assert not result.attempted and not result.ok
-    assert "not attempted yet" in str(result)
-
-
 def _elo(score):
     if score <= 0:
         return -math.inf
@@ -68,7 +50,7 @@ def test_elo_difference_checker():
     no_infinity = check_elo_difference(
         lambda s: None if s in (0, 1) else _elo(s), show=False)
     assert not no_infinity.ok and "no finite Elo" in no_infinity.first_failure
-    _not_attempted(check_elo_difference)
+    not_attempted(check_elo_difference)
 
 
 def _centralised(board):
@@ -91,7 +73,7 @@ def test_beats_material_checker_plays_and_measures():
     assert str(good).startswith(f"beats material:2: {said}: "), good
     assert ("cannot show it" in str(good)) == (said == "plays")
     assert not check_beats_material(lambda b: 0, games=2, show=False).ok
-    _not_attempted(check_beats_material, games=2)
+    not_attempted(check_beats_material, games=2)
 
 
 def test_a_design_that_raises_names_the_position():

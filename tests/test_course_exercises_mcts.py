@@ -6,6 +6,7 @@ import numpy as np
 
 from chesslab.course.exercises.mcts import (check_alphazero_loss, check_mcts_backup,
                                             check_puct_select)
+from tests.checker_helpers import not_attempted
 
 
 def test_puct_select_checker():
@@ -18,16 +19,6 @@ def test_puct_select_checker():
         return int(np.argmax(Q + c_puct * P * math.sqrt(N.sum()) / (1 + N)))
     bad = check_puct_select(zero_before_visits, show=False)
     assert not bad.ok and "0 visits so far" in bad.first_failure
-
-
-def stub(*_args, **_kwargs):
-    raise NotImplementedError("your code here")
-
-
-def _not_attempted(checker, *args, **kwargs):
-    result = checker(stub, *args, show=False, **kwargs)
-    assert not result.attempted and not result.ok
-    assert "not attempted yet" in str(result)
 
 
 def _backup(path, value, flip=True):
@@ -49,7 +40,7 @@ def test_mcts_backup_checker():
             node.W[a] += value
             value = -value
     assert not check_mcts_backup(flips_after_adding, show=False).ok
-    _not_attempted(check_mcts_backup)
+    not_attempted(check_mcts_backup)
 
 
 def _loss(logits, v, pi, z, mask, weights, c, sum_policy=False):
@@ -73,4 +64,4 @@ def test_alphazero_loss_checker():
         value, policy, l2 = _loss(*args)
         return value, policy, l2 / 2
     assert not check_alphazero_loss(half_l2, cases=6, show=False).ok
-    _not_attempted(check_alphazero_loss, cases=2)
+    not_attempted(check_alphazero_loss, cases=2)

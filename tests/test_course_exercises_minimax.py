@@ -3,17 +3,7 @@ typical mistake is caught, an untouched stub is "not attempted"."""
 import chess
 
 from chesslab.course.exercises.minimax import check_minimax, check_perft, perft
-
-
-def minimax_by_hand(board, depth, evaluate):
-    if depth == 0:
-        return evaluate(board)
-    values = []
-    for move in list(board.legal_moves):
-        board.push(move)
-        values.append(minimax_by_hand(board, depth - 1, evaluate))
-        board.pop()
-    return max(values) if board.turn == chess.WHITE else min(values)
+from tests.checker_helpers import minimax_by_hand
 
 
 def test_perft_checker():

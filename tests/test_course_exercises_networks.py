@@ -1,20 +1,12 @@
 """course.exercises.networks: the checkers of notebooks 02, 03: a right answer passes, a
 typical mistake is caught, an untouched stub is "not attempted"."""
-import types
 
 import numpy as np
 
 from chesslab.course.exercises.networks import (check_conv2d, check_dense_backward, check_max_pool,
                                                 check_residual_forward)
 from chesslab import nn
-
-
-def twin(function):
-    """A copy of ``function`` (its code in a function object of its own): a checker
-    switches the reference itself off while the student's function runs, so a planted
-    mistake built on the reference calls its twin."""
-    return types.FunctionType(function.__code__, function.__globals__, function.__name__,
-                              function.__defaults__, function.__closure__)
+from tests.checker_helpers import twin
 
 
 conv2d_naive = twin(nn.conv2d_naive)

@@ -1,19 +1,11 @@
 """course.exercises.training: the checkers of notebooks 04, 05: a right answer passes, a
 typical mistake is caught, an untouched stub is "not attempted"."""
-import types
 
 import numpy as np
 
 from chesslab.course.exercises.training import check_sample_plies, check_win_probability
 from chesslab.datasets import records
-
-
-def twin(function):
-    """A copy of ``function`` (its code in a function object of its own): a checker
-    switches the reference itself off while the student's function runs, so a planted
-    mistake built on the reference calls its twin."""
-    return types.FunctionType(function.__code__, function.__globals__, function.__name__,
-                              function.__defaults__, function.__closure__)
+from tests.checker_helpers import twin
 
 
 sample_plies = twin(records.sample_plies)
