@@ -30,10 +30,10 @@ from chesslab.nn import load_model
 from chesslab.search.searcher import search
 from chesslab.training.measure import CLIP_CP, evaluate_on, metrics
 from chesslab.training.pipeline import (NETS, TrainConfig, build_net, count_parameters,
-                                        encode_positions, evaluator_for, fit, load, save,
-                                        split)
+                                        encode_positions, evaluator_for, fit, load,
+                                        recipe_rows, save, split)
 from chesslab.evaluators.neural import target_kind
-from chesslab.training.recipe import RECIPE, base_depth, network_view, training_positions
+from chesslab.training.recipe import RECIPE, network_view, training_positions
 
 #: The compared nets, in the order they are trained (the thesis's two layer types on
 #: the 14 planes first, then on the thesis's 64 numbers).
@@ -64,12 +64,8 @@ def fixed_subset(train: Dataset, config: TrainConfig, positions: int, dataset: D
     """The training positions of every run: those the recipe keeps (the extra plies only
     if it asks for them, no search leaves unless it asks), then a seeded draw of
     ``positions`` of them, independent of the training seed."""
-    keep = np.ones(len(train), dtype=bool)
-    if not config.extra_plies:
-        keep &= train.depth == base_depth(dataset)
-    if not config.leaves:
-        keep &= train.source != "leaf"
-    rows = np.flatnonzero(keep)
+    train = recipe_rows(train, config, dataset)
+    rows = np.arange(len(train))
     if positions < len(rows):
         rows = np.sort(np.random.default_rng(seed).choice(rows, positions, replace=False))
     return train.subset(rows)

@@ -338,6 +338,19 @@ class TrainResult:
                 f"{t['sign_accuracy']:.3f}")
 
 
+
+def recipe_rows(train: Dataset, config: TrainConfig, dataset: Dataset) -> Dataset:
+    """The training positions a recipe keeps: the extra plies only if it asks for them
+    (``data extend`` adds shallower labels beside the main ones), search leaves only if it
+    asks for them."""
+    if not config.extra_plies:
+        train = train.subset(np.flatnonzero((train.depth == base_depth(dataset))
+                                            | (train.source == "leaf")))
+    if not config.leaves:
+        train = train.subset(np.flatnonzero(train.source != "leaf"))
+    return train
+
+
 def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
               progress: bool = True, splits=None, cache: dict | None = None) -> TrainResult:
     """The whole pipeline for one network on ``dataset`` (steps 2-7; ``save`` is step 8).
@@ -357,11 +370,7 @@ def train_net(name: str, dataset: Dataset, config: TrainConfig = None,
         raise ValueError(f"too little data to train: the split by game leaves {len(train)} "
                          f"training and {len(val)} validation positions (the dataset has "
                          f"{len(dataset)}); use a dataset with more games")
-    if not config.extra_plies:        # only the main labels (data extend adds shallower ones)
-        train = train.subset(np.flatnonzero((train.depth == base_depth(dataset))
-                                            | (train.source == "leaf")))
-    if not config.leaves:
-        train = train.subset(np.flatnonzero(train.source != "leaf"))
+    train = recipe_rows(train, config, dataset)
     if config.max_train and config.max_train < len(train):
         order = shuffle(len(train), np.random.default_rng(config.seed))
         train = train.subset(np.sort(order[:config.max_train]))
