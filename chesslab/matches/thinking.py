@@ -275,8 +275,7 @@ class MCTSThinker(Thinker):
 
     @staticmethod
     def _report(board, root, done, seconds, say):
-        win = root.winning_move()
-        a = win if win is not None else best_index(root)
+        a = best_index(root)                     # a proven win first, as for the move played
         value = float(root.q()[a])               # for the side to move, in [-1, 1]
         score = float(target_to_cp((value + 1) / 2, "prob"))
         say(info_line(None, score, done, seconds, principal_variation(root, first=root.moves[a]),
