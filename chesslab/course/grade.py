@@ -22,6 +22,7 @@ through ``base.parallel``: ``workers`` at a time on this machine, or on a Dask c
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -316,12 +317,12 @@ def grade(submissions, out=None, workers=2, cell_timeout: float = 120,
         from tqdm import tqdm
         bar = tqdm(total=len(jobs), desc="grading", unit="notebook")
     try:
-        if isinstance(workers, int):       # each job runs its own kernel process: threads
-            with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:   # suffice here
-                results = parallel_map(grade_job, jobs, pool, on_result=(
-                    (lambda i, r: bar.update()) if bar else None))
-        else:                              # an executor: a Dask cluster's
-            results = parallel_map(grade_job, jobs, workers,
+        # A number of workers: threads suffice (each job runs its own kernel process);
+        # otherwise an executor, e.g. a Dask cluster's, used as it is.
+        pool = (ThreadPoolExecutor(max_workers=max(1, workers)) if isinstance(workers, int)
+                else contextlib.nullcontext(workers))
+        with pool as executor:
+            results = parallel_map(grade_job, jobs, executor,
                                    on_result=(lambda i, r: bar.update()) if bar else None)
     finally:
         if bar:
