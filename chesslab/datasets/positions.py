@@ -2,8 +2,10 @@
 
 Three sources of positions:
 
-* **random** (the tutorial): play random legal moves from the start for a random
-  number of plies; games that end on the way are thrown away (:func:`random_positions`);
+* **random** (after the tutorial's ``random_board``): play random legal moves from the
+  start for a random number of plies (:func:`random_positions`). Where the tutorial keeps
+  the finished position of a game that ends on the way, these walks are thrown away, and
+  each walk draws from its own seeded generator instead of the global ``random`` module;
 * **game** (the Naive Bayes chapter): positions from game records (``chesslab.datasets.records``);
 * **leaf**: the leaves of real searches (``chesslab.training.leaves``, ``data leaves``).
 
@@ -43,9 +45,14 @@ DEFAULT_DATASET = DATA_DIR / "positions.npz"
 # ---------------------------------------------------------------- random positions
 
 def random_board(rng: random.Random, max_plies: int = 200) -> chess.Board | None:
-    """The tutorial's random position: a random number of random legal moves.
+    """A random number of random legal moves from the start, after the tutorial's
+    ``random_board``, with two differences.
 
-    Returns None when the random game ended on the way (the caller skips it).
+    The tutorial stops when the game ends on the way and keeps the finished position;
+    here the walk returns None (the caller skips it and draws another): a finished
+    game's result is given by the rules of chess, so it is no example for an evaluation.
+    The tutorial draws from the global ``random`` module; here the generator is passed
+    in, so a seed gives the same positions every time.
     """
     board = chess.Board()
     for _ in range(rng.randrange(0, max_plies)):
