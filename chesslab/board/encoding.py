@@ -158,8 +158,10 @@ def thesis_vectors(boards: Iterable[chess.Board]) -> np.ndarray:
 def _move_targets(board: chess.Board, color: chess.Color) -> int:
     """Bitboard of the squares ``color``'s legal moves go to, whoever is to move.
 
-    Works on a copy: the caller's board is never changed (the tutorial flips
-    ``board.turn`` in place, which surprises anyone holding that board).
+    Works on a copy, so the caller's board is never touched: the tutorial sets
+    ``board.turn`` on the board itself and sets it back afterwards, keeping the en
+    passant square of the side that was to move while the other side's moves are
+    generated; the copy drops it.
     """
     if board.turn != color:
         board = board.copy(stack=False)

@@ -14,7 +14,8 @@ chess player would look at first. Each number is a named column of
   never touched. In that flipped copy a king "capture" counts as a move, so a side
   giving check gets one extra move per checking piece.
 * ``white_king_attackers`` / ``black_king_attackers``: how many enemy pieces attack
-  that king's square or a square next to it (each piece counted once).
+  that king's square or a square next to it (each piece counted once): the king's
+  zone, where the chapter counts the pieces attacking the king itself.
 * ``white_isolated_pawns`` / ``black_isolated_pawns``: pawns with no friendly pawn
   on a neighbouring file.
 * ``white_doubled_pawns`` / ``black_doubled_pawns``: pawns beyond the first on a

@@ -21,7 +21,9 @@ from chesslab.nn import Sigmoid, model_from_doc, mse, sigmoid_mse
 
 # A network answers in "target units", not centipawns. Four scalings:
 # * "tanh": a linear output learns tanh(cp / 400) in (-1, 1) with MSE there;
-# * "unit": a sigmoid output learns (1 + tanh(cp / 400)) / 2 in (0, 1) (the tutorial);
+# * "unit": a sigmoid output learns (1 + tanh(cp / 400)) / 2 in (0, 1) (the tutorial's
+#   sigmoid output and range; the tutorial scales its scores linearly by the largest
+#   one in its data instead of squashing them);
 # * "logit": a linear output z is the logit of the expected score, cp = 400 z; it is
 #   trained in win-probability space, sigmoid(z) against sigmoid(cp / 400) (the NNUE way);
 # * "prob": a sigmoid output p is that expected score itself, cp = 400 logit(p).

@@ -79,7 +79,9 @@ def _net(name, evaluator, title, encoding, network, training, perspective=None,
 
 #: Every evaluator, hand-written first. Shipped networks: ann and cnn are the thesis's
 #: layers reading the tutorial's 14 planes (clearly better than on the thesis's 64
-#: numbers, see the results table); ann64 and cnn64 are the thesis's nets exactly. The
+#: numbers, see the results table); ann64 and cnn64 are the thesis's nets on its 64
+#: numbers (its layer sizes; what it leaves open, such as the ANN's activation, is
+#: chesslab's choice). The
 #: conv net is the tutorial's (32 filters, depth 4), the residual net half as wide (16),
 #: to fit the CPU budget. ``training``: changes to ``recipe.RECIPE``; conv and residual,
 #: the slow nets, train on the depth-10 positions only (the extra plies would double

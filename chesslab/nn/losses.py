@@ -12,7 +12,7 @@ def _check_shapes(pred, target, name):
 
 
 def mse(pred, target):
-    """Mean squared error, the thesis's and the tutorial's regression loss."""
+    """Mean squared error, the tutorial's regression loss (the thesis names no loss)."""
     target = np.asarray(target, dtype=pred.dtype)
     _check_shapes(pred, target, "mse")
     diff = pred - target

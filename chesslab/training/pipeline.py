@@ -5,16 +5,19 @@ The thesis trains its ANN and CNN the same way (section "Training system"):
 1. **load** the training data;
 2. **split** it into a part to train on and a part to test on;
 3. **shuffle** the training part (only the training part: the others keep their order);
-4. **train**: go through the training part in mini-batches, updating weights (Adam,
-   learning rate 0.001);
+4. **train**: go through the training part in mini-batches, updating weights (the
+   thesis's learning rate 0.001; Adam is chesslab's choice, the thesis names no
+   optimiser);
 5. **validate**: score every position of the validation part;
 6. **calculate accuracy**;
 7. **continue** from step 4 until the accuracy is acceptable;
 8. **save** the model as JSON.
 
-Added from the tutorial: the learning rate is halved when the validation loss stops
-improving (reduce-LR-on-plateau), and training stops early after ``patience`` epochs
-without improvement; the weights of the best epoch are the ones kept.
+Added after the tutorial, which lowers the learning rate on a plateau and stops early
+(Keras callbacks watching the training loss, keeping the last weights): here both watch
+the validation loss, the learning rate is halved when it stops improving, training
+stops after ``patience`` epochs without improvement, and the weights of the best epoch
+are the ones kept.
 
 Targets: Stockfish centipawns are squashed to ``tanh(cp / 400)`` (see
 ``chesslab.evaluators.neural.cp_to_target``) and predictions are mapped back to centipawns.

@@ -6,8 +6,9 @@ plus the marks: ``chesslab-selected``, ``chesslab-target``, ``chesslab-last``,
 rules live in ``chesslab.widgets.controller.GameController``; this module only draws it and runs
 the AI in a background thread, so the board says "thinking", ignores clicks, and the
 rest of the notebook stays usable while the AI searches. ``play_vs_ai`` and
-``ai_vs_ai`` open a board in the two modes of the thesis; ``play_vs_stockfish`` is the
-tutorial's finale, you against Stockfish at a level you choose (skill level or Elo).
+``ai_vs_ai`` open a board in the two modes of the thesis; ``play_vs_stockfish`` puts
+you where the tutorial's finale puts its network, against Stockfish, at a level you
+choose (skill level or Elo).
 """
 from __future__ import annotations
 
@@ -454,7 +455,8 @@ def _elo_range(player) -> tuple:
 def play_vs_stockfish(skill=None, elo=None, *, human: str = "white",
                       seconds: float = STOCKFISH_SECONDS, fen=None, seed: int = 0,
                       evaluator: str = "pst"):
-    """You against Stockfish at a level you choose (the tutorial's finale).
+    """You against Stockfish at a level you choose (the tutorial's finale plays its
+    network against full-strength Stockfish; here you take the network's place).
 
     ``skill`` is Stockfish's Skill Level (0-20, 20 is full strength), or ``elo`` an Elo
     rating (UCI_LimitStrength + UCI_Elo); neither: skill ``STOCKFISH_SKILL``. Stockfish

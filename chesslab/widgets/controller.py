@@ -7,8 +7,8 @@ on another of your pieces reselects, anything else is ignored. ``undo`` takes ba
 AI's reply together with your move, so you are to move again. ``chesslab.widgets.boards``
 draws a controller as a clickable ipywidgets board, and its ``play_vs_ai`` and
 ``ai_vs_ai`` are the two modes of the thesis (you play White and move first; two AIs
-get their sides at random); ``play_vs_stockfish`` is the tutorial's finale, with
-Stockfish at a level written by ``stockfish_spec``.
+get their sides at random); ``play_vs_stockfish`` puts you where the tutorial's
+finale puts its network, against Stockfish, at a level written by ``stockfish_spec``.
 """
 from __future__ import annotations
 
