@@ -1,5 +1,5 @@
 """Games on a clock: play_game's clocks, how each kind of player spends them
-(matches.match.on_clock), and results match / results ladder with --tc."""
+(matches.clock.on_clock), and results match / results ladder with --tc."""
 import io
 import json
 import time
@@ -11,7 +11,8 @@ import pytest
 from chesslab.__main__ import main
 from chesslab.board.game import GameClock, play_game
 from chesslab.board.rules import TIME_FORFEIT, flag_result
-from chesslab.matches.match import ClockPlayer, match, on_clock
+from chesslab.matches.clock import ClockPlayer, on_clock
+from chesslab.matches.match import match
 from chesslab.matches.players import make_player
 from tests.needs_stockfish import needs_stockfish
 from tests.scripted_players import FirstMove
@@ -100,6 +101,25 @@ def test_each_kind_of_player_gets_its_clock_its_own_way():
     assert isinstance(on_clock(make_player("mcts")), ClockPlayer)
     rand, first = make_player("random"), FirstMove()
     assert on_clock(rand) is rand and on_clock(first) is first   # they just move, timed
+
+
+def test_every_runner_reads_the_clock_and_the_spec_caps_in_one_place():
+    from chesslab.matches.clock import clock_text, seat_on_clock
+    from chesslab.matches.thinking import spec_caps
+    assert clock_text("60+0.60", ["pst", "random"]) == "60+0.6" and clock_text(None) is None
+    with pytest.raises(ValueError, match="pst@1s has its own time per move"):
+        clock_text("60+0.6", ["random", "pst@1s"])
+    with pytest.raises(ValueError, match="cannot read the time control '1 minute'"):
+        clock_text("1 minute")
+    rand = make_player("random")
+    assert seat_on_clock([rand], None) == ([rand], None)
+    (seated,), clock = seat_on_clock([make_player("pst:2")], "3+0.10")
+    assert clock == (3.0, 0.1) and isinstance(seated, ClockPlayer)
+    assert seated.thinker.cap_number == 2               # the spec's depth caps it
+    assert spec_caps("pst:3@1s") == (3, 1.0) and spec_caps("mcts:300") == (300, None)
+    for level in ("stockfish:1500@0.5s", "stockfish:skill=3@0.5s"):   # a level, not a cap
+        assert spec_caps(level) == (None, 0.5)
+    assert spec_caps("random") == (None, None) and spec_caps("policy") == (None, None)
 
 
 def test_a_player_with_its_own_time_is_refused_on_a_clock(capsys):

@@ -10,15 +10,14 @@ import chess
 
 from chesslab.base.files import file_tag, read_json, write_json_atomic
 from chesslab.base.parallel import parallel_map, resumable_map
-from chesslab.board.game import format_time_control, play_game
+from chesslab.board.game import play_game
 from chesslab.board.rules import points
 from chesslab.datasets.records import DEFAULT_GAMES, read_games
 from chesslab.evaluators.policy_value import load_policy_value
-from chesslab.experiments.store import (MATCH_KEY, checkpoint_path, record_match,
-                                        result_path, run_checkpointed, stamp)
-from chesslab.matches.match import (OPENINGS, MatchResult, check_clock_spec, match, on_clock,
-                                    read_record)
-from chesslab.matches.timecontrol import parse_time_control
+from chesslab.experiments.store import (checkpoint_path, record_match, result_path,
+                                        run_checkpointed, stamp)
+from chesslab.matches.clock import clock_text, seat_on_clock
+from chesslab.matches.match import OPENINGS, MatchResult, match, read_record
 from chesslab.matches.players import make_player, model_tag
 from chesslab.search.mcts import DEFAULT_MODEL
 from chesslab.training.pipeline import load, split
@@ -63,29 +62,16 @@ def _pair_job(a, b, opening, seed, max_plies, resign_cp=None, a_model=None, b_mo
 def _play_pair(job) -> list:
     """Both games of one opening (a as White, then b as White): [(pgn text, a's points)];
     on the job's clock if it has one."""
-    out, tc = [], job.get("time_control")
-    clock = parse_time_control(tc) if tc else None
+    out = []
     with make_player(job["a"], seed=job["seed"], model=job["a_model"]) as a, \
             make_player(job["b"], seed=job["seed"] + 1, model=job["b_model"]) as b:
-        if clock is not None:
-            a, b = on_clock(a, tc), on_clock(b, tc)
+        (a, b), clock = seat_on_clock((a, b), job.get("time_control"))
         for white, black in ((a, b), (b, a)):
             game = play_game(white, black, opening=job["opening"], max_plies=job["max_plies"],
                              resign_cp=job["resign_cp"], clock=clock)
             out.append((str(game), points(game.headers["Result"],
                                           chess.WHITE if white is a else chess.BLACK)))
     return out
-
-
-def clock_text(spec_a: str, spec_b: str, time_control: str | None) -> str | None:
-    """The time control as stored (``"60+0.6"``), None for none; a player spec with its
-    own time per move is refused beside it (before any game)."""
-    if time_control is None:
-        return None
-    text = format_time_control(*parse_time_control(time_control))
-    for spec in (spec_a, spec_b):
-        check_clock_spec(spec, text)
-    return text
 
 
 def _termination(pgn_text: str) -> str:
@@ -108,14 +94,14 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
     ``workers`` games at a time (same results for any number of workers at a fixed
     depth; on a clock or a time per move the moves depend on the machine's speed).
 
-    ``time_control`` (``"60+0.6"``): each side on its own clock (``matches.match.on_clock``)
+    ``time_control`` (``"60+0.6"``): each side on its own clock (``matches.clock``)
     instead of the specs' own time per move. With a ``checkpoint`` file
     (``resumable_map``) a match stopped after an hour loses at most one pair of games
     per worker."""
     if games < 2 or games % 2:
         raise ValueError(f"games must be an even number >= 2 (each opening is played with "
                          f"both colours), got {games}")
-    time_control = clock_text(spec_a, spec_b, time_control)
+    time_control = clock_text(time_control, (spec_a, spec_b))
     openings = held_out_openings(games // 2)
     jobs = [_pair_job(spec_a, spec_b, line, seed + 2 * i, max_plies, resign_cp,
                       time_control=time_control)
@@ -138,22 +124,16 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
             "pgn": [text for pair in pairs for text, _ in pair], **stamp()}
 
 
-#: What makes two entries of matches.json the same match: the store's key and the time
-#: control (a match on a clock never replaces one at a time per move; older entries
-#: have none).
-LONG_MATCH_KEY = (*MATCH_KEY, "time_control")
-
-
 def record_long_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2,
                       seed: int = 0, max_plies: int = 300, resign_cp: float | None = 1000,
                       path=None, time_control: str | None = None) -> dict:
     """``run_match`` with its checkpoint named by ``match_name`` (a stopped match resumes),
     recorded in ``path`` (default matches.json) once it is done; returns the entry."""
-    time_control = clock_text(spec_a, spec_b, time_control)
+    time_control = clock_text(time_control, (spec_a, spec_b))
     checkpoint = checkpoint_path(match_name(spec_a, spec_b, games, seed, time_control))
     entry = run_match(spec_a, spec_b, games, workers, seed, max_plies, resign_cp,
                       checkpoint=checkpoint, time_control=time_control)
-    record_match(entry, path, LONG_MATCH_KEY)
+    record_match(entry, path)
     checkpoint.unlink(missing_ok=True)
     return entry
 

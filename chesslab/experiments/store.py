@@ -42,8 +42,10 @@ def run_checkpointed(name: str, function, jobs, workers=1, progress=True) -> lis
     return results
 
 
-#: What makes two entries of matches.json the same match (a rerun replaces it).
-MATCH_KEY = ("a", "b", "a_model", "b_model", "games", "seed")
+#: What makes two entries of matches.json the same match (a rerun replaces it): the
+#: players, their models, games, seed and the time control (a match on a clock never
+#: replaces one at a time per move; older entries have none).
+MATCH_KEY = ("a", "b", "a_model", "b_model", "games", "seed", "time_control")
 
 
 def record_match(entry: dict, path=None, key=MATCH_KEY) -> None:

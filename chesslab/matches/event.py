@@ -31,16 +31,15 @@ from tqdm.auto import tqdm
 
 from chesslab.base.files import RESULTS_DIR, check_writable, read_json, write_json_atomic
 from chesslab.base.parallel import parallel_map, resumable_map
-from chesslab.board.game import format_time_control, play_game
+from chesslab.board.game import play_game
 from chesslab.board.rules import adjudicate_material, check_max_plies, points
 from chesslab.matches import formats
 from chesslab.matches.isolation import IsolatedPlayer, PlayerFault, probe_submission
-from chesslab.matches.match import check_clock_spec, on_clock
+from chesslab.matches.clock import clock_text, seat_on_clock
 from chesslab.matches.players import is_available, make_player
 from chesslab.matches.rating import (INTERVAL_KEY, PRIOR, format_elo, results_of_pairs,
                                      standings)
 from chesslab.matches.specs import format_spec, parse_spec
-from chesslab.matches.timecontrol import parse_time_control
 
 __all__ = ["LADDER", "ANCHOR_PATH", "ANCHOR_ELOS", "NOMINAL", "anchor_specs", "run_tournament",
            "play_tournament_game", "rate_ladder", "rerate_ladder", "find_players",
@@ -121,13 +120,12 @@ def play_tournament_game(job: dict) -> dict:
             players[side] = (make_player(who["spec"], seed=seed) if "spec" in who else
                              IsolatedPlayer(who["name"], who["source"], job["move_time"],
                                             job["grace"], seed=seed, filename=who["file"]))
-        seated = {side: on_clock(p, tc) if tc else p for side, p in players.items()}
+        (white, black), clock = seat_on_clock((players["white"], players["black"]), tc)
         fault = None
         try:
-            game = play_game(seated["white"], seated["black"],
-                             opening=job["opening"] or None, max_plies=job["max_plies"],
-                             adjudicate=adjudicate_material,
-                             clock=parse_time_control(tc) if tc else None,
+            game = play_game(white, black, opening=job["opening"] or None,
+                             max_plies=job["max_plies"], adjudicate=adjudicate_material,
+                             clock=clock,
                              on_move=lambda board, move, player: moves.append(move.uci()))
             result, termination = game.headers["Result"], game.headers["Termination"]
         except PlayerFault as exc:
@@ -298,15 +296,12 @@ def rate_ladder(ladder=LADDER, games: int = 10, workers=1, seed: int = 0,
     ``anchors`` (``{spec: elo}``, default ``anchor_specs()``: Stockfish at ``ANCHOR_ELOS``,
     each held at its ``UCI_Elo``); rated by ``rate_pairs`` and written to ``path``
     (resumable beside it). Anchors do not play each other: their ratings are fixed.
-    ``time_control`` (``"60+0.6"``): every game on that clock (``match.on_clock``), no
+    ``time_control`` (``"60+0.6"``): every game on that clock (``clock.seat_on_clock``), no
     spec with its own time per move."""
     anchors = dict(anchors or anchor_specs())
     specs = [*ladder, *[a for a in anchors if a not in ladder]]
-    if time_control is not None:
-        time_control = format_time_control(*parse_time_control(time_control))
+    time_control = clock_text(time_control, specs)
     for spec in specs:
-        if time_control is not None:
-            check_clock_spec(spec, time_control)
         if not is_available(spec):
             raise ValueError(f"{spec} cannot play on this machine (a model file or "
                              f"Stockfish is missing)")

@@ -9,16 +9,14 @@ opening (a set of varied, balanced openings), and reports the score with a 95%
 (Wilson) confidence interval and the Elo difference it implies.
 
 On a clock (``time_control="60+0.6"``) each side plays on its own (``play_game``'s
-clock). ``on_clock`` decides how a player spends it: Stockfish gets both clocks itself;
-the searching players and MCTS think through ``matches.thinking`` for the time
-``matches.timecontrol.move_time`` gives them on their remaining clock (the same time
-management as the UCI engine); any other player simply moves, its time counted. A
-spec with its own time per move (``nnue@1s``) is refused on a clock: one or the other.
+clock), seated by ``matches.clock`` as every runner on a clock is: Stockfish gets both
+clocks itself, the searching players and MCTS spend what the UCI engine's time
+management gives them, any other player simply moves, its time counted. A spec with
+its own time per move (``nnue@1s``) is refused on a clock: one or the other.
 """
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass, field
 
 import chess
@@ -28,11 +26,9 @@ from tqdm.auto import tqdm
 from chesslab.base.files import atomic_path, check_writable
 from chesslab.board.game import Player, play_game
 from chesslab.board.rules import check_max_plies, points
+from chesslab.matches.clock import clock_text, seat_on_clock
 from chesslab.matches.rating import INTERVAL_KEY, elo_difference, wilson_interval
 from chesslab.matches.players import EngineStopped, make_player
-from chesslab.matches.specs import format_spec, parse_spec
-from chesslab.matches.thinking import Limits, WorkerThinker, thinker_for
-from chesslab.matches.timecontrol import DEFAULT_OVERHEAD, move_time, parse_time_control
 
 #: Short, varied, roughly balanced openings (UCI moves) so games differ.
 OPENINGS = (
@@ -135,65 +131,6 @@ def read_record(entry: dict) -> dict:
     return out
 
 
-def check_clock_spec(spec, time_control: str) -> None:
-    """Refuse a player with its own time per move (``nnue@1s``) in games on a clock."""
-    name = spec if isinstance(spec, str) else getattr(spec, "name", None)
-    try:
-        parsed = parse_spec(name)
-    except (TypeError, ValueError):
-        return                     # a student's player, a test's: no spec, no time of its own
-    if parsed.seconds is not None:
-        bare = format_spec(parsed.name, parsed.arg)
-        raise ValueError(f"{name} has its own time per move (@{parsed.seconds:g}s) but the "
-                         f"games are on a clock ({time_control}): a player on a clock "
-                         f"spends the time its clock gives; write {bare} with the clock, "
-                         f"or {name} without one")
-
-
-class ClockPlayer(Player):
-    """A searching or MCTS player on a clock: each move thinks (``thinker_for``) for
-    ``move_time`` of its own remaining clock, keeping ``overhead`` seconds aside; a depth
-    or a number of simulations in its spec caps the search as in the UCI engine."""
-
-    def __init__(self, player, thinker, overhead: float = DEFAULT_OVERHEAD):
-        self.name, self.seed, self.rng = player.name, player.seed, player.rng
-        self.player, self.thinker, self.overhead = player, thinker, overhead
-        self.stop = threading.Event()          # never set: the budget ends each move
-
-    @property
-    def last_result(self):
-        return getattr(self.player, "last_result", None)
-
-    def choose_move(self, board):
-        return self.player.choose_move(board)
-
-    def choose_move_on_clock(self, board, clock):
-        budget = move_time(clock.remaining(board.turn), clock.increment,
-                           overhead=self.overhead)
-        return self.thinker.think(board, Limits(seconds=budget), self.stop, lambda line: None)
-
-    def close(self):
-        self.player.close()
-
-
-def on_clock(player, time_control: str = "a clock"):
-    """``player`` ready for a game on a clock (``play_game(clock=...)``): Stockfish as it
-    is (it takes the clocks itself), a searching or MCTS player as a ``ClockPlayer``,
-    any other as it is (it moves when it moves and its time is counted). A player with
-    its own time per move is refused (``check_clock_spec``)."""
-    check_clock_spec(player, time_control)
-    if callable(getattr(player, "choose_move_on_clock", None)):
-        return player
-    try:
-        parsed = parse_spec(player.name)
-        caps = (parsed.number if parsed.name not in ("random", "policy", "stockfish")
-                else None, None)
-    except (AttributeError, TypeError, ValueError):
-        caps = (None, None)
-    thinker = thinker_for(player, caps)
-    return player if isinstance(thinker, WorkerThinker) else ClockPlayer(player, thinker)
-
-
 def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
           max_plies: int = 400, progress: bool = True, pgn_path=None,
           resign_cp: float | None = None, time_control: str | None = None) -> MatchResult:
@@ -201,7 +138,8 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
 
     Players may be specs (made here with ``seed`` and closed at the end) or players.
     ``time_control``: a clock for each side, ``"60+0.6"`` (seconds per game + increment
-    per move; ``on_clock`` says how each player spends it), instead of each player's own
+    per move; ``matches.clock.on_clock`` says how each player spends it), instead of each
+    player's own
     time or depth per move. The PGN destination is checked before the first game; if a
     game fails (an engine dies, Ctrl-C), the games already finished are still written
     to ``pgn_path`` and kept on the exception as ``exc.match_result``.
@@ -209,11 +147,7 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"a match needs at least 1 game, got games={games!r}")
     check_max_plies(max_plies)
-    clock = None
-    if time_control is not None:
-        clock = parse_time_control(time_control)
-        for spec in (player_a, player_b):
-            check_clock_spec(spec, time_control)
+    time_control = clock_text(time_control, (player_a, player_b))
     if pgn_path is not None:
         check_writable(pgn_path, "PGN file")
     made = [p for p in (player_a, player_b) if not isinstance(p, Player)]
@@ -226,8 +160,7 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
         raise
     result = MatchResult(a.name, b.name)
     try:
-        pa, pb = (a, b) if clock is None else (on_clock(a, time_control),
-                                               on_clock(b, time_control))
+        (pa, pb), clock = seat_on_clock((a, b), time_control)
         for i in tqdm(range(games), desc=f"{a.name} vs {b.name}", disable=not progress):
             opening = openings[(i // 2) % len(openings)] if openings else None
             white, black = (pa, pb) if i % 2 == 0 else (pb, pa)

@@ -35,12 +35,13 @@ import chess
 from chesslab.board.scores import is_mate_score, mate_in
 from chesslab.evaluators.neural import target_to_cp
 from chesslab.matches.players import SearchPlayer
+from chesslab.matches.specs import parse_spec
 from chesslab.search.clock import Clock, OutOfTime
 from chesslab.search.mcts import MCTSPlayer, best_index, principal_variation
 from chesslab.search.searcher import Searcher
 
 __all__ = ["Limits", "ReportingSearcher", "StopClock", "SearchThinker", "MCTSThinker",
-           "WorkerThinker", "thinker_for", "score_text", "DEEPEST"]
+           "WorkerThinker", "thinker_for", "spec_caps", "score_text", "DEEPEST"]
 
 #: The deepest iteration started without a depth limit (the searcher stops at its
 #: own maximum ply anyway).
@@ -253,10 +254,8 @@ class MCTSThinker(Thinker):
             sims, seconds = self._capped(limits.nodes, limits.left(), limits)
             if sims is None and seconds is None and not limits.infinite:
                 sims = mcts.simulations            # e.g. go depth 5: not an MCTS limit
-        else:
+        else:               # as the spec says: its simulations and seconds, the first to end
             sims, seconds = mcts.simulations, p.time_limit
-            if p.time_limit is not None and mcts.simulations >= 10**6:
-                sims = None
         start = time.perf_counter()
         deadline = math.inf if seconds is None else start + seconds
         done, next_report = 0, start + REPORT_SECONDS
@@ -322,6 +321,15 @@ class WorkerThinker(Thinker):
                f"did not answer within {limits.seconds:.2f} s")
         say(f"info string {self.player.name} {why}; playing {fallback.uci()} instead")
         return fallback
+
+
+def spec_caps(spec) -> tuple[int | None, float | None]:
+    """The caps a player spec puts on its thinker: (depth or simulations, seconds per
+    move), each None where it sets none. Stockfish's number is its level, not a cap, and
+    random and the policy take none."""
+    parsed = parse_spec(spec)
+    number = None if parsed.name in ("random", "policy", "stockfish") else parsed.number
+    return number, parsed.seconds
 
 
 def thinker_for(player, caps=(None, None)) -> Thinker:

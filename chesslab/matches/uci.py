@@ -25,8 +25,7 @@ from pathlib import Path
 import chess
 
 from chesslab.matches.players import make_player
-from chesslab.matches.specs import parse_spec
-from chesslab.matches.thinking import Limits, thinker_for
+from chesslab.matches.thinking import Limits, spec_caps, thinker_for
 from chesslab.matches.timecontrol import DEFAULT_OVERHEAD, move_time
 from chesslab.matches.tournament import load_player
 
@@ -48,10 +47,7 @@ def load_spec(spec: str):
     text = str(spec).strip()
     if text.endswith(".py") or Path(text).is_file():
         return thinker_for(load_player(Path(text).expanduser()))
-    parsed = parse_spec(text)
-    number = parsed.number if parsed.name != "stockfish" and not (
-        parsed.arg or "").startswith("skill=") else None
-    return thinker_for(make_player(text), (number, parsed.seconds))
+    return thinker_for(make_player(text), spec_caps(text))
 
 
 class UciEngine:
