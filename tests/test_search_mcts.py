@@ -11,6 +11,11 @@ from chesslab.board.rules import outcome
 from chesslab.matches.players import mcts_player
 from chesslab.search.mcts import (LOSS_VALUE, MCTS, MCTSNode, MCTSPlayer, MCTSResult, best_index,
                                   pick_move, terminal_value, visit_policy)
+from chesslab.base.files import MODELS_DIR
+from chesslab.board.game import play_game
+from chesslab.board.scores import MATE, mate_in
+from chesslab.evaluators.neural import target_to_cp
+from chesslab.evaluators.policy_value import load_policy_value
 from chesslab.search.result import SearchResult
 from chesslab.search import mcts as mcts_module
 from chesslab.matches.players import make_player
@@ -192,6 +197,73 @@ def test_equal_visits_go_to_the_better_mean_value_then_to_the_first_move():
     rng = np.random.default_rng(0)
     state = rng.bit_generator.state
     assert pick_move(tied, 0.0, rng) == tied.moves[0] and rng.bit_generator.state == state
+
+
+def test_a_move_proven_lost_is_never_chosen_while_another_is_not():
+    won = MCTSNode()
+    won.terminal = -LOSS_VALUE                    # the opponent mates after move 0
+    refuted = _node([9, 4, 4], [3.0, 0.0, 2.0], children=[won, None, None])
+    assert best_index(refuted) == 2               # most visits, but proven lost: skipped
+    np.testing.assert_allclose(visit_policy(refuted, 0), [0, 0, 1])
+    assert pick_move(refuted, 0.0, np.random.default_rng(0)) == refuted.moves[2]
+    assert best_index(_node([9, 4], [3.0, 0.0], children=[won, won])) == 0   # all lost
+    lost = MCTSNode()
+    lost.terminal = LOSS_VALUE
+    assert best_index(_node([9, 4, 1], [3.0, 0.0, 0.0], children=[won, None, lost])) == 2
+
+
+def test_a_real_search_that_proved_its_most_visited_move_lost_plays_another():
+    """Scholar's mate threatened: the bootstrapped network's 100 simulations spend the
+    most visits on ...Nf6, reach Qxf7# after it and so prove it lost. The player used to
+    play it all the same (the most visited move); now the best move not proven lost."""
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 3 3")
+    player = MCTSPlayer(load_policy_value(MODELS_DIR / "policy_value_bootstrap.json"), 100,
+                        seed=0)
+    move = player.choose_move(board)
+    root = player.mcts.root
+    nf6 = root.moves.index(chess.Move.from_uci("g8f6"))
+    assert root.lost_moves()[nf6] and root.N[nf6] == root.N.max()     # the trap is there
+    assert not root.lost_moves()[root.moves.index(move)]
+    assert player.last_result.pv[0] == move
+    board.push(move)
+    for reply in list(board.legal_moves):                # and it stops the mate
+        board.push(reply)
+        assert not board.is_checkmate()
+        board.pop()
+
+
+@pytest.mark.parametrize("fen, score", [
+    (MATE_WHITE, MATE - 1), (MATE_BLACK, -(MATE - 1)),          # the mover mates at once
+    ("8/8/8/8/8/8/5K1k/3Q4 b - - 0 1", MATE - 2),               # every Black move is mated
+    ("8/8/8/k1K5/8/8/1Q6/8 b - - 0 1", MATE - 2)])
+def test_a_proven_result_is_reported_as_a_mate_score(fen, score):
+    player = MCTSPlayer(None, simulations=3000, batch_size=1)
+    player.choose_move(chess.Board(fen))
+    assert player.last_result.score == score
+    assert mate_in(score) == (1 if score > 0 else -1)
+
+
+def test_an_mcts_player_in_a_lost_position_reports_a_losing_score():
+    """White's centipawns as a search reports them, from the played move's Q."""
+    lost = chess.Board("4k3/pppp4/8/8/8/8/PPPPQ3/4K2R b K - 0 1")      # Black, a queen and a rook down
+    for board, sign in ((lost, 1), (lost.mirror(), -1)):
+        player = make_player("mcts:100")
+        player.choose_move(board)
+        result = player.last_result
+        assert sign * result.score >= 1000                 # the resign rule's default margin
+        assert result.score == pytest.approx(-sign * target_to_cp((result.value + 1) / 2, "prob"))
+
+
+def test_an_mcts_game_in_a_hopeless_position_ends_by_the_resign_rule():
+    """Both sides report a score now, so the resign rule ends the game as it ends an
+    alpha-beta game (an MCTS player once reported none and games were played out)."""
+    hopeless = "4k3/pppp4/8/8/8/8/PPPPQ3/4K2R w K - 0 1"
+    for white, black in (("pst:1", "mcts:50"), ("mcts:50", "pst:1")):
+        game = play_game(make_player(white), make_player(black, seed=1), start=hopeless,
+                         resign_cp=1000, max_plies=60)
+        assert game.headers["Result"] == "1-0"
+        assert game.headers["Termination"] == "adjudicated: both engines see White 1000+ cp ahead"
+        assert game.headers["PlyCount"] == "4"
 
 
 @pytest.mark.parametrize("temperature", [0.0, 1.0])

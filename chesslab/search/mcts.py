@@ -37,6 +37,8 @@ from chesslab.board.encoding import as_board, move_to_index, planes9_batch
 from chesslab.base.files import MODELS_DIR, load_cached
 from chesslab.board.game import Player
 from chesslab.board.rules import drawn_with_moves_left, outcome
+from chesslab.board.scores import MATE
+from chesslab.evaluators.neural import target_to_cp
 from chesslab.evaluators.policy_value import load_policy_value
 
 #: Value of a position where the side to move is checkmated.
@@ -118,6 +120,11 @@ class MCTSNode:
             if child is not None and child.terminal is not None and child.terminal <= LOSS_VALUE:
                 return a
         return None
+
+    def lost_moves(self) -> np.ndarray:
+        """True for each move proven to lose (it reaches a proven win for the opponent)."""
+        return np.array([child is not None and child.terminal is not None
+                         and child.terminal >= -LOSS_VALUE for child in self.children])
 
 
 class MCTS:
@@ -323,17 +330,22 @@ Q_TIE = 1e-9
 
 def best_index(node: MCTSNode) -> int:
     """The move a search settles on at ``node``: a move proven to win; else the most
-    visited one; equal visits go to the larger mean value Q (within ``Q_TIE``), then to
-    the first in the node's move order.
+    visited of the moves not proven lost (of all moves when every one is); equal visits
+    go to the larger mean value Q (within ``Q_TIE``), then to the first in the node's
+    move order.
 
-    One rule for the move played at temperature 0, the ``visit_policy`` at T = 0 and
-    every step of the reported line, so the line starts with the move played and the
-    same tree gives the same move on every machine.
+    A proof does not take back the visits a move had before its refutation was found,
+    so the most visited move can be one the search knows loses: it is skipped. One rule
+    for the move played at temperature 0, the ``visit_policy`` at T = 0 and every step
+    of the reported line, so the line starts with the move played and the same tree
+    gives the same move on every machine.
     """
     win = node.winning_move()
     if win is not None:
         return win
-    tied = np.flatnonzero(node.N == node.N.max())
+    lost = node.lost_moves()
+    visits = np.where(lost, -1.0, node.N) if not lost.all() else node.N
+    tied = np.flatnonzero(visits == visits.max())
     q = node.q()[tied]
     return int(tied[np.flatnonzero(q >= q.max() - Q_TIE)[0]])
 
@@ -370,9 +382,37 @@ def principal_variation(root: MCTSNode, length: int = 8, first: chess.Move | Non
     return pv
 
 
+def proven_plies(node: MCTSNode) -> int:
+    """Plies to the game's end along the proof below a proven ``node`` (0: the game is
+    over there): the winner's quickest proven mate, the loser's longest proven defence."""
+    if not node.expanded:
+        return 0
+    if node.terminal > 0:
+        return 1 + min(proven_plies(c) for c in node.children
+                       if c is not None and c.terminal is not None and c.terminal <= LOSS_VALUE)
+    return 1 + max(proven_plies(c) for c in node.children)
+
+
+def move_score(root: MCTSNode, a: int, draw_value: float = 0.0) -> float:
+    """Centipawns of move ``a`` for the side to move at ``root``, as a search scores.
+
+    Its mean value Q (wins minus losses, the network's value scale) is an expected score
+    (Q + 1) / 2, turned into centipawns as the networks' scores are
+    (``neural.target_to_cp(p, "prob")``). A move the solver proved scores a mate,
+    ``MATE - plies`` (``board.scores``), unless draws count as losses (``draw_value``)."""
+    child = root.children[a]
+    if draw_value == 0 and child is not None and child.terminal is not None \
+            and abs(child.terminal) >= -LOSS_VALUE:
+        mate = MATE - 1 - proven_plies(child)
+        return float(mate if child.terminal < 0 else -mate)
+    return float(target_to_cp((root.q()[a] + 1) / 2, "prob"))
+
+
 @dataclass
 class MCTSResult:
-    """What one search found: visits and Q per move, the root value, the time spent."""
+    """What one search found: visits and Q per move, the root value, the time spent,
+    and ``score``, White's centipawns as a ``SearchResult`` has them (``move_score``), so
+    the resign rule and a GUI read an MCTS player as any search."""
     move: chess.Move
     moves: list
     visits: np.ndarray
@@ -381,6 +421,17 @@ class MCTSResult:
     nodes: int                   # simulations run for this move
     seconds: float
     pv: list = field(default_factory=list)
+    score: float | None = None
+
+    @classmethod
+    def of(cls, root: MCTSNode, move: chess.Move, turn: chess.Color, nodes: int,
+           seconds: float, draw_value: float = 0.0) -> "MCTSResult":
+        """Playing ``move`` after a search that left ``root`` (``turn`` to move there)."""
+        a = root.moves.index(move)
+        score = move_score(root, a, draw_value)
+        return cls(move, list(root.moves), root.N.copy(), root.q(), float(root.q()[a]),
+                   nodes, seconds, principal_variation(root, first=move),
+                   score if turn == chess.WHITE else -score)
 
     @property
     def nps(self) -> float:
@@ -418,15 +469,11 @@ class MCTSPlayer(Player):
     def choose_move(self, board: chess.Board) -> chess.Move:
         start = time.perf_counter()
         root = self.mcts.search(board, noise=self.noise, time_limit=self.time_limit)
-        hot = self.temperature > 0 and board.ply() < self.temperature_plies
-        win = root.winning_move()
-        move = (root.moves[win] if win is not None     # a proven win is played at once
-                else pick_move(root, self.temperature if hot else 0.0, self.rng))
-        a = root.moves.index(move)
-        self.last_result = MCTSResult(move, list(root.moves), root.N.copy(), root.q(),
-                                      float(root.q()[a]), self.mcts.last_simulations,
-                                      time.perf_counter() - start,
-                                      principal_variation(root, first=move))
+        hot = (self.temperature > 0 and board.ply() < self.temperature_plies
+               and root.winning_move() is None)          # a proven win is played at once
+        move = pick_move(root, self.temperature if hot else 0.0, self.rng)
+        self.last_result = MCTSResult.of(root, move, board.turn, self.mcts.last_simulations,
+                                         time.perf_counter() - start, self.mcts.draw_value)
         return move
 
     def reset(self):
