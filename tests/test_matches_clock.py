@@ -137,6 +137,38 @@ def test_a_player_with_its_own_time_is_refused_on_a_clock(capsys):
         play_game(FirstMove(), FirstMove(), clock=(0, 1))
 
 
+def test_match_and_the_event_ladder_take_a_clock_read_like_the_others(tmp_path, monkeypatch,
+                                                                      capsys):
+    from chesslab.cli import build_parser
+    import chesslab.cli.results as results
+    parser = build_parser()
+    for words in (["match", "--white", "pst:1", "--black", "random"],
+                  ["results", "event-ladder"], ["results", "ladder"],
+                  ["results", "match", "--a", "pst:1", "--b", "random"]):
+        assert parser.parse_args(words).tc is None
+        assert parser.parse_args([*words, "--tc", "60+0.60"]).tc == "60+0.6"
+        assert main([*words, "--tc", "1 minute"]) == 2
+        err = capsys.readouterr().err
+        assert "argument --tc: cannot read the time control '1 minute': write seconds" in err
+    asked = {}
+
+    def rate_ladder(**kwargs):
+        asked.update(kwargs)
+        raise ValueError("not played in this test")
+    monkeypatch.setattr(results, "rate_ladder", rate_ladder)
+    monkeypatch.setattr(results.store, "result_path", lambda name: tmp_path / f"{name}.json")
+    assert main(["results", "event-ladder", "--tc", "5+0.10", "--games", "2"]) == 2
+    assert asked["time_control"] == "5+0.1" and asked["games"] == 2
+    assert asked["path"].name == "ladder_anchor_5+0.1.json"  # not the fixed-depth ladder's file
+    pgn = tmp_path / "one.pgn"
+    assert main(["match", "--white", "pst:1", "--black", "material:1", "--games", "1",
+                 "--max-plies", "16", "--tc", "3+0.1", "--pgn", str(pgn), "--quiet"]) == 0
+    assert "on a 3+0.1 clock" in capsys.readouterr().out
+    game = chess.pgn.read_game(io.StringIO(pgn.read_text()))
+    assert game.headers["TimeControl"] == "3+0.1" and game.headers["Termination"] != TIME_FORFEIT
+    assert all(c is not None and c > 0 for c in clocks_of(game)[2:])
+
+
 def test_results_match_on_a_clock_is_stored_beside_the_fixed_time_match(tmp_path, monkeypatch,
                                                                         capsys):
     import chesslab.experiments.matches as matches

@@ -1,6 +1,7 @@
 """``python -m chesslab results ...``: the measured results in data/results, one command each."""
 from __future__ import annotations
 
+import argparse
 import inspect
 import time
 
@@ -20,6 +21,7 @@ from chesslab.training import pipeline
 from chesslab.cli.common import (COUNT, defaults_from, endings, game_sample_args, workers_args,
                                  write_result)
 from chesslab.base.files import check_writable, write_json_atomic
+from chesslab.matches.clock import clock_text
 from chesslab.matches.event import rate_ladder, rerate_ladder
 from chesslab.matches.rating import INTERVAL_KEY, PRIOR, format_elo
 from chesslab.matches.tournament import table_standings
@@ -75,13 +77,13 @@ def _print_ladder(data, out):
 
 
 def _results_ladder(args):
-    out = _results_out(args, "ladder_anchor")
+    out = _results_out(args, "ladder_anchor" if args.tc is None else f"ladder_anchor_{args.tc}")
     if args.rerate:
         return _print_ladder(rerate_ladder(out), out)
     given = {k: getattr(args, k) for k in ("ladder", "games", "max_plies", "seed")
              if getattr(args, k) is not None}
     _print_ladder(rate_ladder(workers=args.workers, path=out, progress=not args.quiet,
-                              command=args.command_line, **given), out)
+                              command=args.command_line, time_control=args.tc, **given), out)
 
 
 def _results_every_ladder(args):
@@ -186,10 +188,26 @@ def _results_net_comparison(args):
     print(f"written to {out}")
 
 
-#: The --tc option of results match and results ladder.
+#: The --tc option of every command that plays on a clock (``tc_args``).
 TC = ("a clock for each side instead of a time per move, e.g. 60+0.6 (seconds per game + "
       "increment per move: where Stockfish calibrates UCI_Elo); no player spec may then "
       "have its own @Ns")
+
+
+def time_control(text: str) -> str:
+    """argparse type: a clock such as ``60+0.6``, as stored (``clock.clock_text``); the
+    one message for a text it cannot read."""
+    try:
+        return clock_text(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def tc_args(p):
+    """``--tc SECONDS+INC``: the clock option of ``match``, ``results match``, ``results
+    ladder`` and ``results event-ladder``, read and checked by ``time_control``."""
+    p.add_argument("--tc", metavar="SECONDS+INC", type=time_control, default=None,
+                   help=TC)
 
 #: The --rerate option of both ladders.
 RERATE = ("rate the stored ladder (--out) again from its per-pair results, playing no "
@@ -247,7 +265,7 @@ def add_results(sub):
     seconds = inspect.signature(ladder.rate_every_player).parameters["seconds"].default
     q.add_argument("--seconds", type=float, help=f"time per move of every searching player "
                                                  f"(default {seconds:g})")
-    q.add_argument("--tc", metavar="SECONDS+INC", help=TC)
+    tc_args(q)
     q.add_argument("--players", nargs="+", metavar="SPEC",
                    help="the rated players (default: random, policy, each of --evaluators, "
                         "mcts)")
@@ -275,7 +293,9 @@ def add_results(sub):
     q.add_argument("--seed", type=int, default=None)
     workers_args(q, 1)
     q.add_argument("--quiet", action="store_true")
-    q.add_argument("--out", default=None, help="default: data/results/ladder_anchor.json")
+    tc_args(q)
+    q.add_argument("--out", default=None, help="default: data/results/ladder_anchor.json "
+                                               "(with --tc: ladder_anchor_SECONDS+INC.json)")
     q.add_argument("--rerate", action="store_true", help=RERATE)
     q.set_defaults(func=_results_ladder)
 
@@ -290,7 +310,7 @@ def add_results(sub):
                    help="adjudicate a win once both engines' searches see one side this "
                         "far ahead for 4 half-moves (0 turns it off)")
     q.add_argument("--seed", type=int)
-    q.add_argument("--tc", metavar="SECONDS+INC", help=TC)
+    tc_args(q)
     q.add_argument("--out",
                    help="the file the match is added to (default: data/results/matches.json)")
     defaults_from(q, matches.record_long_match, tc="time_control")
