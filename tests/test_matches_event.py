@@ -76,6 +76,30 @@ def test_a_stored_ladder_rated_again_keeps_its_games_and_names_its_prior(tmp_pat
         event.rerate_ladder(path)
 
 
+def test_a_ladder_player_with_a_zero_score_is_shown_with_its_bound_not_held(tmp_path):
+    pairs = {"a vs sf": [2, 1, 1], "random vs a": [0, 0, 4], "random vs sf": [0, 0, 4]}
+    data = event.rate_pairs(["a", "random", "sf"], pairs, {"sf": 1350.0},
+                            {"games_per_pair": 4})
+    rows = {r["player"]: r for r in data["standings"]}
+    assert data["ratings"]["random"] is None and rows["random"]["elo95"][0] is None
+    assert data["ratings"]["a"] == rows["a"]["elo"] and data["ratings"]["sf"] == 1350.0
+    path = tmp_path / "ladder.json"
+    path.write_text(json.dumps(data))
+    anchors, bounds, scale = event.ladder_anchors(["random", "a"], path)
+    assert anchors == {"a": data["ratings"]["a"]}
+    assert bounds == {"random": rows["random"]["elo95"]}
+    bound = rating.format_elo(rows["random"])
+    assert bound.startswith("< ") and f"not held: random {bound}" in scale
+    # every ladder player bounded: nothing to hold, the scale is relative
+    assert event.ladder_anchors(["random"], path)[:2] == ({}, {})
+    standing = {r["player"]: r for r in event._standings(
+        [{"white": "me", "black": "random", "result": "1-0", "fault": None},
+         {"white": "a", "black": "me", "result": "1/2-1/2", "fault": None}],
+        ["me", "random", "a"], ["random", "a"], anchors, bounds)}
+    assert rating.format_elo(standing["random"]) == bound
+    assert standing["a"]["elo"] == anchors["a"]
+
+
 def test_the_event_ladder_and_every_players_ladder_hold_the_same_anchors():
     from chesslab.experiments.ladder import ladder_specs
     assert list(event.anchor_specs().values()) == [1350.0, 1600.0, 1900.0]

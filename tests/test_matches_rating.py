@@ -28,6 +28,24 @@ def test_a_zero_or_full_score_gets_a_one_sided_bound_not_a_point():
     assert rating.format_elo(mixed[0], signed=True) == f"{mixed[0]['elo']:+.0f}"
 
 
+def test_a_bound_is_one_rule_for_printing_storing_and_holding():
+    results = [("x", "y", 1.0)] * 8 + [("x", "z", 0.5)] * 2
+    rows = {r["player"]: r for r in rating.standings(["x", "y", "z"], results, {"x": 1500.0})}
+    assert rating.is_bound(rows["y"]) and rating.point_rating(rows["y"]) is None
+    assert math.isfinite(rows["y"]["elo"])          # the prior's fit still orders the table
+    assert not rating.is_bound(rows["z"]) and rating.point_rating(rows["z"]) == rows["z"]["elo"]
+    assert not rating.is_bound(rows["x"]) and rating.point_rating(rows["x"]) == 1500.0
+    # a stored bound is shown as it is, and the player it bounds is not held at a point
+    shown = {r["player"]: r for r in rating.standings(
+        ["x", "y", "me"], [("me", "y", 0.0), ("me", "x", 0.5)], {"x": 1500.0},
+        bounds={"y": [None, 760.0]})}
+    assert shown["y"]["elo95"] == [None, 760.0] and rating.format_elo(shown["y"]) == "< 760"
+    assert rating.point_rating(shown["y"]) is None and shown["y"]["points"] == 1.0
+    held = {r["player"]: r for r in rating.standings(
+        ["x", "y", "me"], [("me", "y", 0.0), ("me", "x", 0.5)], {"x": 1500.0, "y": 810.0})}
+    assert held["y"]["elo"] == 810.0 and shown["y"]["elo"] != 810.0
+
+
 def test_ratings_anchored_on_the_ladder_put_a_player_on_its_scale():
     results = [("me", "x", 1.0)] * 3 + [("me", "x", 0.0)]
     elo = bradley_terry(["me", "x"], results, anchors={"x": 1000.0}, prior_draws=0)

@@ -16,7 +16,8 @@ rerun with the same ``out`` plays only the games it lacks.
 The ladder's players are course code and play in the worker's process. They search to a
 fixed depth, so their games do not depend on how busy a machine is; their ratings,
 measured once by ``python -m chesslab results event-ladder`` (``rate_ladder``), put the
-students' Elo on a fixed scale. ``rate_ladder`` is the course's one ladder: the event's
+students' Elo on a fixed scale (a ladder player that lost or won every game there has a
+bound, not a rating: it is shown with it and not held, ``ladder_anchors``). ``rate_ladder`` is the course's one ladder: the event's
 and every player's (``results ladder``) hold the same Stockfish anchors with the same
 prior (``rating.PRIOR``). Those anchors play at a fraction of a second a move, so their
 ``UCI_Elo`` is nominal there (``NOMINAL``).
@@ -37,8 +38,8 @@ from chesslab.matches import formats
 from chesslab.matches.isolation import IsolatedPlayer, PlayerFault, probe_submission
 from chesslab.matches.clock import clock_text, seat_on_clock
 from chesslab.matches.players import is_available, make_player
-from chesslab.matches.rating import (INTERVAL_KEY, PRIOR, format_elo, results_of_pairs,
-                                     standings)
+from chesslab.matches.rating import (INTERVAL_KEY, PRIOR, format_elo, is_bound, point_rating,
+                                     results_of_pairs, standings)
 from chesslab.matches.specs import format_spec, parse_spec
 
 __all__ = ["LADDER", "ANCHOR_PATH", "ANCHOR_ELOS", "NOMINAL", "anchor_specs", "run_tournament",
@@ -82,24 +83,34 @@ def find_players(folder) -> list[dict]:
     return out
 
 
-def ladder_anchors(ladder, path=ANCHOR_PATH) -> tuple[dict, str]:
-    """``({spec: elo}, what the scale is)``: the stored ratings when they cover the whole
-    ladder, else no anchors (ratings relative, mean 0) and the reason."""
+def ladder_anchors(ladder, path=ANCHOR_PATH) -> tuple[dict, dict, str]:
+    """``({spec: elo}, {spec: elo95}, what the scale is)``: the stored ratings when they
+    cover the whole ladder, each held at its rating; a ladder player rated there by a
+    bound (a zero or full score, ``rating.is_bound``) is not held at a point but shown
+    with its stored bound. Else no anchors (ratings relative, mean 0) and the reason."""
     path = Path(path)
     if not path.exists():
-        return {}, (f"relative (mean 0): no stored ladder ratings ({path.name}; make it "
-                    f"with `python -m chesslab results event-ladder`)")
+        return {}, {}, (f"relative (mean 0): no stored ladder ratings ({path.name}; make "
+                        f"it with `python -m chesslab results event-ladder`)")
     data = read_json(path, "ladder ratings")
     stored = data["ratings"]
     missing = [spec for spec in ladder if spec not in stored]
     if missing:
-        return {}, f"relative (mean 0): {', '.join(missing)} not in {path.name}; {PRIOR}"
+        return {}, {}, f"relative (mean 0): {', '.join(missing)} not in {path.name}; {PRIOR}"
+    rows = {r["player"]: r for r in data.get("standings", ())}
+    bounds = {s: rows[s]["elo95"] for s in ladder if s in rows and is_bound(rows[s])}
+    if len(bounds) == len(ladder):
+        return {}, {}, (f"relative (mean 0): every ladder player scored zero or full in "
+                        f"{path.name}, so none has a rating to hold; {PRIOR}")
     # a file written before the anchors were stored names them only as Stockfish players
     held = data.get("anchors") or {s: e for s, e in stored.items()
                                    if parse_spec(s).name == "stockfish"}
-    return ({spec: stored[spec] for spec in ladder},
+    unheld = (f"; not held: {', '.join(f'{s} {format_elo(rows[s])}' for s in bounds)} "
+              f"(a zero or full score there: a bound, not a rating)" if bounds else "")
+    return ({spec: stored[spec] for spec in ladder if spec not in bounds}, bounds,
             f"anchored on the ladder's stored ratings ({path.name}; "
-            f"{', '.join(f'{s} = {e:g}' for s, e in held.items())}, {NOMINAL}); {PRIOR}")
+            f"{', '.join(f'{s} = {e:g}' for s, e in held.items())}, {NOMINAL}){unheld}; "
+            f"{PRIOR}")
 
 
 # ------------------------------------------------------------------ one game, a job
@@ -231,12 +242,12 @@ def run_tournament(folder, format: str = "gauntlet", games: int = 2, move_time: 
             met |= {frozenset(p) for p in pairings}
             records += _play(jobs_of(pairings, r), workers, checkpoint, progress,
                              f"swiss round {r}/{rounds}")
-    anchors, scale = ladder_anchors(ladder, anchors_path)
+    anchors, bounds, scale = ladder_anchors(ladder, anchors_path)
     record = {
         "what": f"class tournament, {format}", "format": format, "games_per_pairing": games,
         "rounds": rounds if format == "swiss" else 1, "seed": seed, **settings,
         "ladder": ladder, "elo_scale": scale, "elo_anchored": bool(anchors),
-        "standings": _standings(records, names + ladder, ladder, anchors),
+        "standings": _standings(records, names + ladder, ladder, anchors, bounds),
         "withdrawn": withdrawn,
         "faults": [r["fault"] for r in records if r["fault"]],
         "games": records, "command": command,
@@ -276,15 +287,15 @@ def _points(records, field, byes) -> dict:
     return got
 
 
-def _standings(records, field, ladder, anchors) -> list[dict]:
+def _standings(records, field, ladder, anchors, bounds=None) -> list[dict]:
     """The games' standings (``rating.standings``), faults counted from the records; the
-    ladder's Elo is the stored one when anchored."""
+    ladder's Elo is the stored one when anchored (a stored bound shown as it is)."""
     results = [(r["white"], r["black"], points(r["result"], chess.WHITE)) for r in records]
     faults = {}
     for r in records:
         if r["fault"]:
             faults[r["fault"]["player"]] = faults.get(r["fault"]["player"], 0) + 1
-    return standings(field, results, anchors, ladder, faults)
+    return standings(field, results, anchors, ladder, faults, bounds=bounds)
 
 
 # ------------------------------------------------------------------ the ladder's ratings
@@ -333,14 +344,16 @@ def rate_ladder(ladder=LADDER, games: int = 10, workers=1, seed: int = 0,
 
 def rate_pairs(specs, pairs: dict, anchors: dict, data: dict) -> dict:
     """``data`` with the ladder's ratings and standings from its per-pair results
-    (``{"a vs b": [wins, draws, losses]}``), what they are, and the prior they used."""
+    (``{"a vs b": [wins, draws, losses]}``), what they are, and the prior they used.
+    "ratings" keeps one number per player, None for a zero or full score
+    (``rating.point_rating``): its standings row has its bound."""
     rows = standings(specs, results_of_pairs(pairs), anchors, ladder=specs)
     held = ", ".join(f"{a} at {e:g}" for a, e in anchors.items())
     tc = data.get("time_control")
     scale = NOMINAL if tc != CALIBRATION_TC else "the clock Stockfish calibrates UCI_Elo at"
     return {"what": f"Elo from a round robin of {data['games_per_pair']} games a pair"
                     f"{f' on a {tc} clock' if tc else ''}, {held} ({scale}); {PRIOR}",
-            "ratings": {r["player"]: r["elo"] for r in rows}, "standings": rows,
+            "ratings": {r["player"]: point_rating(r) for r in rows}, "standings": rows,
             "pairs": pairs, "anchors": anchors, "prior": PRIOR,
             **{k: v for k, v in data.items() if k not in ("what", "ratings", "standings",
                                                           "pairs", "anchors", "prior")}}

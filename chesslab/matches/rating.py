@@ -5,14 +5,18 @@ Every results file, table and figure of chesslab names a score's 95% interval th
 way: ``INTERVAL_KEY`` (``[low, high]``), and every rating of the course is fitted with
 the same prior (``PRIOR_DRAWS``, named in print by ``PRIOR``). A player who lost or won
 every game has no finite best rating: its standings row gives a one-sided bound
-(``format_elo`` prints "< 871"), never the point the prior alone would make.
+(``format_elo`` prints "< 871"), never the point the prior alone would make. That rule
+is ``is_bound``, here only: ``format_elo`` prints by it, ``point_rating`` (the one number
+a results file's "ratings" keeps, None for a bound) stores by it, and a stored ladder
+player rated by a bound is shown with it, not held at a point (``standings``' ``bounds``).
 """
 from __future__ import annotations
 
 import math
 
 __all__ = ["wilson_interval", "elo_difference", "bradley_terry", "standings", "elo_interval",
-           "format_elo", "results_of_pairs", "INTERVAL_KEY", "PRIOR_DRAWS", "PRIOR"]
+           "format_elo", "is_bound", "point_rating", "results_of_pairs", "INTERVAL_KEY",
+           "PRIOR_DRAWS", "PRIOR"]
 
 #: The key of a score's 95% Wilson interval in every stored record.
 INTERVAL_KEY = "interval95"
@@ -121,15 +125,26 @@ def elo_interval(elo: float, opponents: list, points: float, games: int,
     return [round(elo - z * se, 1), round(elo + z * se, 1)]
 
 
+def is_bound(row: dict) -> bool:
+    """Whether a standings row's rating is a one-sided bound: a player who lost (or won)
+    every game it played has only the upper (or lower) end of ``elo95``; its ``elo``,
+    the fit with the prior, only orders the table."""
+    low, high = row.get("elo95") or [None, None]
+    return (low is None) != (high is None)
+
+
+def point_rating(row: dict) -> float | None:
+    """A standings row's Elo as one number, None when it is a bound (``is_bound``)."""
+    return None if is_bound(row) else row["elo"]
+
+
 def format_elo(row: dict, signed: bool = False) -> str:
     """A standings row's rating as printed: the bound for a zero or full score
     ("< 871", "> 1506"), else the rating."""
     low, high = row.get("elo95") or [None, None]
     number = "{:+.0f}" if signed else "{:.0f}"
-    if row.get("games") and low is None and high is not None:
-        return "< " + number.format(high)
-    if row.get("games") and high is None and low is not None:
-        return "> " + number.format(low)
+    if is_bound(row):
+        return "< " + number.format(high) if low is None else "> " + number.format(low)
     return number.format(row["elo"])
 
 
@@ -145,14 +160,18 @@ def results_of_pairs(pairs: dict) -> list:
 
 
 def standings(players, results, anchors=None, ladder=(), faults=None,
-              prior_draws: float = PRIOR_DRAWS) -> list[dict]:
+              prior_draws: float = PRIOR_DRAWS, bounds=None) -> list[dict]:
     """One row per player, best first: points, games, score (None without games) and its
     Wilson interval, the Bradley-Terry Elo (``anchors`` held; else mean 0) with its 95%
     interval or one-sided bound (``elo95``), faults; ``kind`` says who is on the ``ladder``.
 
     ``results``: ``(a, b, points of a)`` per game. An anchor's interval is its rating.
+    ``bounds`` (``{player: elo95}``): ladder players whose stored rating is a one-sided
+    bound; each is shown with it, not held (its games here are fitted like any other's).
+    Rows are ordered by ``elo``, the fit with the prior.
     """
     players, anchors, faults = list(players), dict(anchors or {}), dict(faults or {})
+    bounds = dict(bounds or {})
     elo = bradley_terry(players, results, anchors=anchors, prior_draws=prior_draws)
     rows = []
     for name in players:
@@ -165,6 +184,7 @@ def standings(players, results, anchors=None, ladder=(), faults=None,
                      "score": got / played if played else None, INTERVAL_KEY: [low, high],
                      "elo": round(elo[name], 1),
                      "elo95": ([round(elo[name], 1)] * 2 if name in anchors else
+                               list(bounds[name]) if name in bounds else
                                elo_interval(elo[name], opponents, got, played)),
                      "faults": faults.get(name, 0)})
     return sorted(rows, key=lambda r: (-r["elo"], r["player"]))
