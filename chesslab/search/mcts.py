@@ -446,11 +446,11 @@ class MCTSResult:
 
 
 class MCTSPlayer(Player):
-    """A player: MCTS with ``simulations`` per move, then the most visited move.
+    """A player: MCTS with ``simulations`` per move, then ``best_index``'s move.
 
     ``temperature`` > 0 samples moves in proportion to N^(1/T) for the first
-    ``temperature_plies`` plies of the game (self-play openings), then plays the most
-    visited move. ``noise=True`` mixes Dirichlet noise into the root priors.
+    ``temperature_plies`` plies of the game (self-play openings), then plays as at
+    T = 0. ``noise=True`` mixes Dirichlet noise into the root priors.
     """
 
     def __init__(self, net=None, simulations: int = 300, temperature: float = 0.0,
