@@ -192,10 +192,15 @@ def test_a_decided_game_is_adjudicated_only_when_both_engines_agree():
     assert not game.headers["Termination"].startswith("adjudicated")
 
 
-def test_the_resign_rule_accepts_players_whose_search_has_no_score():
-    """An MCTS player's last result has visits and a value, not a centipawn score."""
+def test_the_resign_rule_accepts_players_whose_result_has_no_score():
+    """A player whose last result has no centipawn score (a student's) never agrees.
+    (MCTS players report one: tests/test_search_mcts.py plays their resigned games.)"""
+    class Scoreless(Player):
+        def choose_move(self, board):
+            self.last_result = SimpleNamespace(move=None)          # no score
+            return next(iter(board.legal_moves))
     queen_up = chess.Board("4k3/8/8/8/8/8/3QK3/8 w - - 0 1")
-    game = play_game(make_player("mcts:8"), make_player("material:1"), start=queen_up,
+    game = play_game(make_player("material:1"), Scoreless("scoreless"), start=queen_up,
                      resign_cp=500, max_plies=6)
     assert not game.headers["Termination"].startswith("adjudicated")
     assert len(list(game.mainline_moves())) <= 6
