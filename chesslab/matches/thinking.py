@@ -18,9 +18,10 @@ with a legal move, prints ``info`` lines through ``say`` and returns soon after 
   answered by the deadline (or by ``stop``), a legal move is played instead and an
   ``info string`` says so.
 
-The limits of a spec (``pst:3``, ``nnue@1s``) cap what a GUI allows (a GUI's clock never
-makes ``nnue@1s`` think longer than a second); ``go infinite`` ignores them, and a bare
-``go`` plays as the spec says. ``matches.uci`` speaks the protocol around this module.
+The limits of a spec (``pst:3``, ``nnue@1s``; ``spec_caps`` reads them) cap what a GUI
+allows (a GUI's clock never makes ``nnue@1s`` think longer than a second); ``go
+infinite`` ignores them, and a bare ``go`` plays as the spec says. ``matches.uci``
+speaks the protocol around this module.
 """
 from __future__ import annotations
 
