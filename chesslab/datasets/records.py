@@ -4,7 +4,7 @@ No game database can be downloaded here, so :func:`generate_games` lets Stockfis
 itself at mixed strengths (each side a random ``UCI_Elo``, a few random opening plies so
 games differ); :func:`read_games` reads any PGN a teacher brings instead, and
 :func:`sample_plies` is the Naive Bayes chapter's rule for which positions of a game to
-keep (every 6th ply, every 2nd after 75% of the game, always the last).
+keep (every 6th ply, every even ply after 75% of the game, always the last).
 """
 from __future__ import annotations
 
@@ -35,9 +35,10 @@ DEFAULT_GAMES = DATA_DIR / "games" / "stockfish_selfplay.pgn.gz"
 def sample_plies(n_plies: int) -> list[int]:
     """The Naive Bayes chapter's sampling rule, as plies (half-moves played) to keep.
 
-    Every 6th ply while at most 75% of the game is played, every 2nd ply in the last
+    Every 6th ply while at most 75% of the game is played, every even ply in the last
     quarter (the endgame, where each move matters more), and always the final position
-    (the one that decided the result). Ply p is the position after p half-moves.
+    (the one that decided the result). Ply p is the position after p half-moves, so an
+    even ply has White to move.
     """
     cut = 0.75 * n_plies
     plies = [p for p in range(1, n_plies + 1)
