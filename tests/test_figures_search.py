@@ -45,6 +45,13 @@ def test_search_svg_draws_the_most_visited_move_in_green():
     assert svg.count("#15781B") == 2 and svg.count("#888888") == 2   # line + head each
 
 
+def test_search_svg_draws_no_arrow_for_an_unvisited_move():
+    result = _result()
+    result.visits = np.array([0, 5, 0])
+    svg = fs.search_svg(chess.Board(), result, top=3)
+    assert svg.count("#15781B") == 2 and "#888888" not in svg
+
+
 def test_plot_curve_counts_an_unmated_start_as_the_cap():
     curve = [{"iteration": 1, "mate_rate": 0.5, "per_start": [10, None]}]
     axes = fs.plot_curve(curve, max_moves=30)
@@ -59,3 +66,8 @@ def test_mcts_steps_figure_shows_the_four_steps_in_order():
     assert nodes == [6, 7, 7, 7]          # the new leaf appears at "expand" and stays
     backup = [t.get_text() for t in fig.axes[3].texts]
     assert backup.count("+v") == 2 and backup.count("-v") == 2
+
+
+def test_mcts_steps_figure_title_names_the_simulations():
+    assert "repeated 100 times" in fs.mcts_steps_figure(100)._suptitle.get_text()
+    assert "300" not in fs.mcts_steps_figure()._suptitle.get_text()

@@ -101,10 +101,11 @@ def _most_visited(result, top: int):
 
 def search_svg(board: chess.Board, result, top: int = 4, size: int = 320):
     """The board with an arrow for each of the ``top`` most visited moves of an MCTS
-    ``result`` (the most visited in green)."""
+    ``result`` (the most visited in green); a move the search never visited gets none,
+    even when fewer than ``top`` were visited (an arrow would rank it by move order)."""
     arrows = [chess.svg.Arrow(result.moves[i].from_square, result.moves[i].to_square,
                               color="#15781B" if k == 0 else "#888888")
-              for k, i in enumerate(_most_visited(result, top))]
+              for k, i in enumerate(_most_visited(result, top)) if result.visits[i] > 0]
     return chess.svg.board(board, arrows=arrows, size=size)
 
 
@@ -157,8 +158,9 @@ MCTS_STEPS = (
 )
 
 
-def mcts_steps_figure():
-    """The four steps of one MCTS simulation on a small schematic tree."""
+def mcts_steps_figure(simulations: int | None = None):
+    """The four steps of one MCTS simulation on a small schematic tree; the title says
+    how many ``simulations`` a search repeats them (none named when None)."""
     fig, axes = plt.subplots(1, 4, figsize=(13, 3.6))
     path = [("root", "b"), ("b", "b2")]
     for step, (ax, (title, words)) in enumerate(zip(axes, MCTS_STEPS)):
@@ -195,6 +197,7 @@ def mcts_steps_figure():
             for name, sign in (("new", "+v"), ("b2", "-v"), ("b", "+v"), ("root", "-v")):
                 x, y = _STEP_NODES[name]
                 ax.text(x + 0.07, y + 0.02, sign, fontsize=9, color="tab:red")
-    fig.suptitle("One MCTS simulation, repeated (say) 300 times before each move", fontsize=11)
+    repeated = f"{simulations} times" if simulations is not None else "for every simulation"
+    fig.suptitle(f"One MCTS simulation, repeated {repeated} before each move", fontsize=11)
     fig.tight_layout()
     return fig
