@@ -103,6 +103,17 @@ def test_each_kind_of_player_gets_its_clock_its_own_way():
     assert on_clock(rand) is rand and on_clock(first) is first   # they just move, timed
 
 
+def test_an_mcts_game_on_a_clock_ends_by_the_resign_rule_too():
+    """On a clock MCTS thinks through MCTSThinker: it keeps the result it played, so
+    the resign rule reads its score there as well."""
+    hopeless = "4k3/pppp4/8/8/8/8/PPPPQ3/4K2R w K - 0 1"
+    white, black = (on_clock(make_player(s, seed=i), "10+0.1")
+                    for i, s in enumerate(("pst:1", "mcts")))
+    game = play_game(white, black, start=hopeless, resign_cp=1000, max_plies=60,
+                     clock=(10, 0.1))
+    assert game.headers["Termination"] == "adjudicated: both engines see White 1000+ cp ahead"
+
+
 def test_every_runner_reads_the_clock_and_the_spec_caps_in_one_place():
     from chesslab.matches.clock import clock_text, seat_on_clock
     from chesslab.matches.thinking import spec_caps

@@ -317,6 +317,18 @@ def test_thinkers_fit_their_players():
     assert Limits().given() is False and Limits(infinite=True).given()
 
 
+def test_the_thinker_reports_the_players_result():
+    """MCTSThinker keeps what it played as the player's last_result (a game on a clock
+    reads its score for the resign rule) and prints that score, from Black's side here."""
+    board = chess.Board("4k3/pppp4/8/8/8/8/PPPPQ3/4K2R b K - 0 1")
+    player = make_player("mcts:64")
+    lines = []
+    move = thinker_for(player).think(board, Limits(nodes=64), threading.Event(), lines.append)
+    r = player.last_result
+    assert r.move == move and r.pv[0] == move and r.score >= 1000
+    assert f"score cp {-round(r.score)}" in lines[-1]
+
+
 # ---------------------------------------------------------------- a game on a clock
 @pytest.mark.slow
 @pytest.mark.stockfish

@@ -34,11 +34,10 @@ from dataclasses import dataclass, field
 import chess
 
 from chesslab.board.scores import is_mate_score, mate_in
-from chesslab.evaluators.neural import target_to_cp
 from chesslab.matches.players import SearchPlayer
 from chesslab.matches.specs import parse_spec
 from chesslab.search.clock import Clock, OutOfTime
-from chesslab.search.mcts import MCTSPlayer, best_index, principal_variation
+from chesslab.search.mcts import MCTSPlayer, MCTSResult, best_index
 from chesslab.search.searcher import Searcher
 
 __all__ = ["Limits", "ReportingSearcher", "StopClock", "SearchThinker", "MCTSThinker",
@@ -273,14 +272,15 @@ class MCTSThinker(Thinker):
             if finished:
                 return move
 
-    @staticmethod
-    def _report(board, root, done, seconds, say):
-        a = best_index(root)                     # a proven win first, as for the move played
-        value = float(root.q()[a])               # for the side to move, in [-1, 1]
-        score = float(target_to_cp((value + 1) / 2, "prob"))
-        say(info_line(None, score, done, seconds, principal_variation(root, first=root.moves[a]),
-                      board))
-        return root.moves[a]
+    def _report(self, board, root, done, seconds, say):
+        """The move best_index plays, its line and score, kept as the player's
+        ``last_result`` (a game on a clock reads its score for the resign rule)."""
+        result = MCTSResult.of(root, root.moves[best_index(root)], board.turn, done, seconds,
+                               self.player.mcts.draw_value)
+        self.player.last_result = result
+        side = result.score if board.turn == chess.WHITE else -result.score
+        say(info_line(None, side, done, seconds, result.pv, board))
+        return result.move
 
 
 class WorkerThinker(Thinker):
