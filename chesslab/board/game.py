@@ -12,7 +12,7 @@ opponent cannot mate by any series of moves (a lone king, FIDE 6.9): then the ga
 drawn. The PGN gets a ``TimeControl`` header and each move the mover's clock after it
 (``[%clk h:mm:ss]``, as PGN writers record a clock). How long to think is the player's
 business: one that has ``choose_move_on_clock(board, clock)`` is told both clocks
-(``GameClock``); ``matches.match.on_clock`` gives the course's players that method.
+(``GameClock``); ``matches.clock.on_clock`` gives the course's players that method.
 """
 from __future__ import annotations
 
@@ -179,7 +179,8 @@ def play_game(white, black, start: chess.Board | str | None = None, max_plies: i
         if on_move is not None:
             on_move(board, move, player)
         board.push(move)
-        # a search's centipawn score, for the resign rule (MCTS players have none)
+        # the player's centipawn score (a search's, an MCTS player's), for the resign rule;
+        # None from a player that reports none
         scores.append(getattr(getattr(player, "last_result", None), "score", None))
     game = chess.pgn.Game.from_board(board)
     game.headers.update(White=str(getattr(white, "name", type(white).__name__)),

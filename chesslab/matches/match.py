@@ -27,7 +27,6 @@ from chesslab.base.files import atomic_path, check_writable
 from chesslab.board.game import Player, play_game
 from chesslab.board.rules import check_max_plies, points
 from chesslab.matches.clock import clock_text, seat_on_clock
-from chesslab.matches.clock import on_clock  # noqa: F401  (ARCHITECTURE.md names it here)
 from chesslab.matches.rating import INTERVAL_KEY, elo_difference, wilson_interval
 from chesslab.matches.players import EngineStopped, make_player
 
