@@ -280,14 +280,22 @@ def make_player(spec, seed: int = 0, model=None) -> Player:
                         name=str(parsed))
 
 
-def mcts_player(simulations: int | None = 300, time_limit: float | None = None,
+#: Simulations per move of a bare ``mcts`` (no number, no time).
+MCTS_SIMULATIONS = 300
+#: The simulations of ``mcts@2s`` (a time, no number): a cap far beyond what a move's
+#: time allows, so the time alone ends each search ("as many as fit").
+MCTS_AS_MANY_AS_FIT = 10**6
+
+
+def mcts_player(simulations: int | None = MCTS_SIMULATIONS, time_limit: float | None = None,
                 seed: int = 0, name: str | None = None, model=None) -> MCTSPlayer:
     """``make_player("mcts:300")``: the shipped network, 300 simulations per move
-    (``mcts@2s``: as many as fit in 2 seconds)."""
+    (``mcts@2s``: as many as fit in 2 seconds; ``mcts:300@2s``: the first to end)."""
     if simulations is not None and simulations < 1:
         raise ValueError(f"MCTS needs at least 1 simulation per move, not {simulations}")
-    sims = simulations if simulations is not None else (10**6 if time_limit else 300)
-    return MCTSPlayer(shipped_network(model), sims, seed=seed, time_limit=time_limit,
+    if simulations is None:
+        simulations = MCTS_AS_MANY_AS_FIT if time_limit else MCTS_SIMULATIONS
+    return MCTSPlayer(shipped_network(model), simulations, seed=seed, time_limit=time_limit,
                       fpu_reduction=PLAY_FPU_REDUCTION,
-                      name=name or format_spec("mcts", None if time_limit else sims,
+                      name=name or format_spec("mcts", None if time_limit else simulations,
                                                time_limit))
