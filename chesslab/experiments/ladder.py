@@ -24,7 +24,8 @@ from chesslab.matches.timecontrol import parse_time_control
 #: The stored ladder.
 LADDER_PATH = RESULTS_DIR / "ladder.json"
 #: The registry's evaluators on the ladder: one of each idea (hand-written, learned
-#: tables, the thesis's two networks, Naive Bayes); the tutorial's nets and the variants
+#: tables, the thesis's ANN and CNN layers reading the tutorial's 14 planes, Naive
+#: Bayes); the tutorial's nets and the variants
 #: can be added with ``evaluators=``, at the cost of more games.
 LADDER_EVALUATORS = tuple(n for n in ("material", "pst", "nnue", "ann", "cnn", "bayes")
                           if n in EVALUATORS)

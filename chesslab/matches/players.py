@@ -4,8 +4,11 @@
 
 =====================  =====================================================
 ``random``             a legal move at random (the Naive Bayes chapter's baseline)
-``minimax:D``          the thesis: plain minimax, material evaluation, depth D
-``alphabeta:D``        plain alpha-beta (the chapter, the tutorial), material, depth D
+``minimax:D``          plain minimax, the thesis's search (no pruning; the thesis
+                       evaluates with its networks), with the Naive Bayes chapter's
+                       material evaluation, depth D
+``alphabeta:D``        plain alpha-beta, the Naive Bayes chapter's and the tutorial's
+                       search, the same material evaluation, depth D
 ``EVAL:D``             the full search with EVAL, any evaluator of the registry
                        (``chesslab.evaluators.registry.EVALUATORS``), at depth D
 ``EVAL@Ns``            the same with N seconds per move (iterative deepening)
