@@ -140,3 +140,13 @@ def test_network_steps_measure_each_network_once(tmp_path, monkeypatch):
     again = read_json(out)
     assert len(again["rows"]) == 2 and again["rows"][0]["step"] == "renamed"   # not re-measured
     assert again["rows"][0]["seconds"] == rows[0]["seconds"]
+    # the command line rerun (nothing left to measure) stores itself with the rows
+    from chesslab.cli import main
+    argv = ["results", "network-steps", "--step", f"first={files[0]}", "--step",
+            f"second={files[1]}", "--simulations", "4", "--opponent", "random", "--games", "2",
+            "--positions", "4", "--max-plies", "20", "--out", str(out)]
+    assert again["command"] is None and main(argv) == 0
+    stored = read_json(out)
+    assert stored["command"] == " ".join(["python -m chesslab", *argv])
+    assert [r["seconds"] for r in stored["rows"]] == [r["seconds"] for r in rows]
+    assert [r["step"] for r in stored["rows"]] == ["first", "second"]

@@ -163,7 +163,8 @@ def _results_network_steps(args):
     out = _results_out(args, "network_steps")
     steps = [network_steps.parse_step(text) for text in args.step]   # all checked first
     network_steps.network_steps(steps, args.simulations, args.opponent, args.games,
-                                args.positions, args.max_plies, args.seed, args.workers, out)
+                                args.positions, args.max_plies, args.seed, args.workers, out,
+                                command=args.command_line)
     print(f"written to {out}")
 
 

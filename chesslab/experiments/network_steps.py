@@ -48,14 +48,16 @@ def _notes_summary(path) -> dict:
 
 def network_steps(steps, simulations: int = 400, opponent: str = "pst:2", games: int = 20,
                   positions: int = 500, max_plies: int = 200, seed: int = 0, workers: int = 1,
-                  path=None, progress: bool = True) -> dict:
+                  path=None, progress: bool = True, command: str | None = None) -> dict:
     """Measure every ``(name, network file)`` of ``steps`` (in order), ``workers`` networks
     at a time; a network already measured with the same settings is kept, and each one is
-    stored as it finishes, so a stopped run resumes."""
+    stored as it finishes, so a stopped run resumes. ``command`` (the command line) is
+    stored with the file: this run's, as it decides the order and the step names."""
     path = Path(path or result_path("network_steps"))
     doc = read_json(path, "results file") if path.exists() else {"rows": []}
     settings = {"simulations": simulations, "opponent": opponent, "games": games,
                 "positions": positions, "max_plies": max_plies, "seed": seed}
+    doc["command"] = command
     known = {(r["network"], *(r[k] for k in settings)) for r in doc["rows"]}
     tags = {name: file_tag(network, 16) for name, network in steps}
     jobs = [(name, str(network), tags[name], settings) for name, network in steps
