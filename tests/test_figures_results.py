@@ -49,6 +49,8 @@ def test_plot_results_stacks_won_drawn_lost_and_writes_the_score():
     texts = sorted(t.get_text().strip() for t in ax.texts)
     # score and Wilson interval: 0 of 4 is not "0.00-0.00"
     assert texts == ["0.00 (0.00-0.49)", "0.67 (0.30-0.90)"]
+    ax = fr.plot_results([("a vs c", 1, 0, 39)], digits=3)      # 0.025 is not "0.03"
+    assert [t.get_text().strip() for t in ax.texts] == ["0.025 (0.004-0.129)"]
 
 
 def test_standings_figure_writes_score_interval_and_faults():

@@ -121,11 +121,12 @@ def accuracy_table_figure(table=None):
     return fig
 
 
-def plot_results(rows, ax=None, title=None):
+def plot_results(rows, ax=None, title=None, digits=2):
     """Stacked bars of won / drawn / lost games, one bar per match.
 
     ``rows``: ``(label, wins, draws, losses)`` tuples, drawn top to bottom; the score
-    (1 per win, 1/2 per draw) and its 95% Wilson interval are written after each bar.
+    (1 per win, 1/2 per draw) and its 95% Wilson interval are written after each bar,
+    with ``digits`` decimals (more when a table next to the figure prints more).
     """
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 0.9 + 0.45 * len(rows)), layout="constrained")
@@ -140,7 +141,8 @@ def plot_results(rows, ax=None, title=None):
     for yi, (_, w, d, _), total in zip(y, rows, left):
         if total:
             low, high = wilson_interval(w + d / 2, total)
-            ax.text(total, yi, f"  {(w + d / 2) / total:.2f} ({low:.2f}-{high:.2f})",
+            ax.text(total, yi, f"  {(w + d / 2) / total:.{digits}f} "
+                               f"({low:.{digits}f}-{high:.{digits}f})",
                     va="center", fontsize=9)
     ax.set_yticks(y, labels)
     ax.set_xlabel("games")
