@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from chesslab.base.files import file_tag
 from chesslab.experiments import matches
 
 
@@ -35,3 +36,20 @@ def test_a_checkpoint_of_another_match_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not a job of this run"):
         matches.run_match("material:1", "random", games=2, workers=1, max_plies=40,
                           progress=False, checkpoint=path)
+
+
+def test_a_retrained_bayes_model_gets_its_own_bayes_matches_checkpoint(tmp_path, monkeypatch):
+    from chesslab.evaluators import registry
+    monkeypatch.setattr(registry, "MODELS_DIR", tmp_path)
+    settings = ("bayes:3", ("random", "material:3"), 40, 4, 400)
+    names = []
+    for model in ('{"model": "before"}', '{"model": "after train bayes"}'):
+        (tmp_path / "bayes.json").write_text(model)
+        names.append(matches.bayes_matches_name(*settings))
+    assert names[0] != names[1]
+    for name in names:
+        assert name.startswith("bayes_matches_bayes-3_40g_4_400_") and "/" not in name
+    assert names[1].endswith(file_tag(tmp_path / "bayes.json"))
+    # hand-written players read no model: their name does not change
+    assert matches.bayes_matches_name("material:1", ("random",), 4, 2, 16) == \
+        "bayes_matches_material-1_4g_2_16_hand"

@@ -174,6 +174,15 @@ def _chunks_summary(player: str, opponent: str, chunks: dict) -> dict:
     return total.record()
 
 
+def bayes_matches_name(player: str, opponents, games: int, chunk: int, max_plies: int) -> str:
+    """The checkpoint name of ``bayes_matches``: its settings and the digest of every model
+    a player reads (as ``match_name``), so chunks played before ``train bayes`` are never
+    resumed into a run with the new model."""
+    tags = "_".join(t for t in map(model_tag, (player, *opponents)) if t) or "hand"
+    return (f"bayes_matches_{player}_{games}g_{chunk}_{max_plies}_{tags}"
+            .replace(":", "-").replace("/", "-"))
+
+
 def bayes_matches(player: str = "bayes:3", opponents=("random", "material:3", "pst:3"),
                   games: int = 40, chunk: int = 4, max_plies: int = 400, workers: int = 1,
                   progress=True) -> dict:
@@ -186,7 +195,7 @@ def bayes_matches(player: str = "bayes:3", opponents=("random", "material:3", "p
                          f"--games {games}")
     jobs = [[player, opponent, index, chunk, max_plies]
             for index in range(games // chunk) for opponent in opponents]
-    name = f"bayes_matches_{player}_{games}g_{chunk}_{max_plies}".replace(":", "-")
+    name = bayes_matches_name(player, opponents, games, chunk, max_plies)
     results = run_checkpointed(name, _play_chunk, jobs, workers, progress)
     matches = {}
     for (_, opponent, index, _, _), chunk_result in zip(jobs, results):
