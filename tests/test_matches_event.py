@@ -76,12 +76,14 @@ def test_a_stored_ladder_rated_again_keeps_its_games_and_names_its_prior(tmp_pat
         event.rerate_ladder(path)
 
 
-def test_a_ladder_player_with_a_zero_score_is_shown_with_its_bound_not_held(tmp_path):
+def test_a_ladder_player_with_a_zero_score_is_rated_here_beside_its_bound_not_held(tmp_path):
     pairs = {"a vs sf": [2, 1, 1], "random vs a": [0, 0, 4], "random vs sf": [0, 0, 4]}
     data = event.rate_pairs(["a", "random", "sf"], pairs, {"sf": 1350.0},
                             {"games_per_pair": 4})
     rows = {r["player"]: r for r in data["standings"]}
     assert data["ratings"]["random"] is None and rows["random"]["elo95"][0] is None
+    assert rows["random"]["elo"] is None                # the stored row has no point either
+    assert [r["player"] for r in data["standings"]] == ["a", "sf", "random"]
     assert data["ratings"]["a"] == rows["a"]["elo"] and data["ratings"]["sf"] == 1350.0
     path = tmp_path / "ladder.json"
     path.write_text(json.dumps(data))
@@ -89,15 +91,21 @@ def test_a_ladder_player_with_a_zero_score_is_shown_with_its_bound_not_held(tmp_
     assert anchors == {"a": data["ratings"]["a"]}
     assert bounds == {"random": rows["random"]["elo95"]}
     bound = rating.format_elo(rows["random"])
-    assert bound.startswith("< ") and f"not held: random {bound}" in scale
+    assert bound.startswith("< ") and f"not held: random ({bound} there)" in scale
     # every ladder player bounded: nothing to hold, the scale is relative
     assert event.ladder_anchors(["random"], path)[:2] == ({}, {})
     standing = {r["player"]: r for r in event._standings(
         [{"white": "me", "black": "random", "result": "1-0", "fault": None},
          {"white": "a", "black": "me", "result": "1/2-1/2", "fault": None}],
         ["me", "random", "a"], ["random", "a"], anchors, bounds)}
-    assert rating.format_elo(standing["random"]) == bound
+    # random scored 0 of 1 here: a bound from this game; its stored bound kept beside
+    assert standing["random"]["stored_elo95"] == rows["random"]["elo95"]
+    assert rating.is_bound(standing["random"]) and rating.format_elo(standing["random"]) != bound
     assert standing["a"]["elo"] == anchors["a"]
+    record = {"standings": list(standing.values()), "withdrawn": [], "elo_anchored": True,
+              "elo_scale": scale}
+    assert (f"random: Elo {rating.format_elo(standing['random'])} from its 1 game here; "
+            f"{bound} on the stored ladder") in event.format_standings(record)
 
 
 def test_the_event_ladder_and_every_players_ladder_hold_the_same_anchors():

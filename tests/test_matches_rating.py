@@ -32,18 +32,29 @@ def test_a_bound_is_one_rule_for_printing_storing_and_holding():
     results = [("x", "y", 1.0)] * 8 + [("x", "z", 0.5)] * 2
     rows = {r["player"]: r for r in rating.standings(["x", "y", "z"], results, {"x": 1500.0})}
     assert rating.is_bound(rows["y"]) and rating.point_rating(rows["y"]) is None
-    assert math.isfinite(rows["y"]["elo"])          # the prior's fit still orders the table
+    assert rows["y"]["elo"] is None                 # a bound's row stores no point
+    assert [r["player"] for r in rating.standings(["y", "z", "x"], results, {"x": 1500.0})
+            ] == ["x", "z", "y"]                    # the prior's fit still orders the table
     assert not rating.is_bound(rows["z"]) and rating.point_rating(rows["z"]) == rows["z"]["elo"]
     assert not rating.is_bound(rows["x"]) and rating.point_rating(rows["x"]) == 1500.0
-    # a stored bound is shown as it is, and the player it bounds is not held at a point
+    # a player with a stored bound is not held at a point: rated from these games (here
+    # 1 of 2, so a rating), its stored bound kept beside
+    games = [("me", "y", 0.0), ("me", "x", 0.5), ("y", "x", 0.0)]
     shown = {r["player"]: r for r in rating.standings(
-        ["x", "y", "me"], [("me", "y", 0.0), ("me", "x", 0.5)], {"x": 1500.0},
-        bounds={"y": [None, 760.0]})}
-    assert shown["y"]["elo95"] == [None, 760.0] and rating.format_elo(shown["y"]) == "< 760"
-    assert rating.point_rating(shown["y"]) is None and shown["y"]["points"] == 1.0
+        ["x", "y", "me"], games, {"x": 1500.0}, bounds={"y": [None, 760.0]})}
+    free = {r["player"]: r for r in rating.standings(["x", "y", "me"], games, {"x": 1500.0})}
+    assert shown["y"]["stored_elo95"] == [None, 760.0] and shown["y"]["points"] == 1.0
+    assert not rating.is_bound(shown["y"]) and shown["y"]["elo"] == free["y"]["elo"]
+    assert shown["y"]["elo95"] == free["y"]["elo95"] and "stored_elo95" not in free["y"]
     held = {r["player"]: r for r in rating.standings(
-        ["x", "y", "me"], [("me", "y", 0.0), ("me", "x", 0.5)], {"x": 1500.0, "y": 810.0})}
+        ["x", "y", "me"], games, {"x": 1500.0, "y": 810.0})}
     assert held["y"]["elo"] == 810.0 and shown["y"]["elo"] != 810.0
+    # the same player losing every game here keeps a bound, now from these games
+    lost = {r["player"]: r for r in rating.standings(
+        ["x", "y", "me"], [("me", "y", 1.0), ("x", "y", 1.0)], {"x": 1500.0},
+        bounds={"y": [None, 760.0]})}
+    assert rating.is_bound(lost["y"]) and lost["y"]["elo"] is None
+    assert lost["y"]["elo95"] != [None, 760.0]
 
 
 def test_ratings_anchored_on_the_ladder_put_a_player_on_its_scale():

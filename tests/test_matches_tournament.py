@@ -51,7 +51,9 @@ def test_standings_are_the_maximum_likelihood_elo():
     assert x["interval95"][0] < 0.75 < x["interval95"][1]
     # a clean sweep stays finite with the prior, and all draws rate everyone equal
     sweep = {"players": ["x", "y"], "pairs": {"x vs y": {"wins": 4, "draws": 0, "losses": 0}}}
-    assert math.isfinite(tournament.table_standings(sweep)[0]["elo"])
+    x, y = tournament.table_standings(sweep)
+    assert x["player"] == "x" and x["elo"] is None and x["elo95"][1] is None   # a bound
+    assert math.isfinite(x["elo95"][0]) and y["elo95"][0] is None
     level = {"players": ["x", "y", "z"], "pairs": {
         "x vs y": {"wins": 0, "draws": 2, "losses": 0}, "x vs z": {"wins": 1, "draws": 0, "losses": 1},
         "y vs z": {"wins": 0, "draws": 2, "losses": 0}}}

@@ -174,7 +174,7 @@ def standings_figure(standings, ax=None, title="Standings"):
     names = [r["player"] + (" (ladder)" if r.get("kind") == "ladder" else "")
              for r in rows][::-1]
     colors = ["0.65" if r.get("kind") == "ladder" else
-              ("#2980b9" if anchored else "#4c9a2a" if r["elo"] >= 0 else "#c0392b")
+              ("#2980b9" if anchored else "#4c9a2a" if _shown_elo(r) >= 0 else "#c0392b")
               for r in rows][::-1]
     bars = ax.barh(names, [e - base for e in elos], left=base, color=colors)
     for bar, r in zip(bars, rows[::-1]):
@@ -230,7 +230,7 @@ def ladder_figure(data=None, ax=None):
     a zero or full score as an arrow from its one-sided bound."""
     if data is None:
         data = read_results("ladder", "python -m chesslab results ladder")
-    rows = sorted(data["standings"], key=lambda r: r["elo"])
+    rows = sorted(data["standings"], key=_shown_elo)     # a bound has no "elo": at its bound
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 1.0 + 0.38 * len(rows)), layout="constrained")
     anchors = data.get("anchors", {})

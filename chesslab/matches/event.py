@@ -17,7 +17,8 @@ The ladder's players are course code and play in the worker's process. They sear
 fixed depth, so their games do not depend on how busy a machine is; their ratings,
 measured once by ``python -m chesslab results event-ladder`` (``rate_ladder``), put the
 students' Elo on a fixed scale (a ladder player that lost or won every game there has a
-bound, not a rating: it is shown with it and not held, ``ladder_anchors``). ``rate_ladder`` is the course's one ladder: the event's
+bound, not a rating: it is not held but rated from the event's games, its stored bound
+named beside, ``ladder_anchors``). ``rate_ladder`` is the course's one ladder: the event's
 and every player's (``results ladder``) hold the same Stockfish anchors with the same
 prior (``rating.PRIOR``). Those anchors play at a fraction of a second a move, so their
 ``UCI_Elo`` is nominal there (``NOMINAL``).
@@ -86,8 +87,9 @@ def find_players(folder) -> list[dict]:
 def ladder_anchors(ladder, path=ANCHOR_PATH) -> tuple[dict, dict, str]:
     """``({spec: elo}, {spec: elo95}, what the scale is)``: the stored ratings when they
     cover the whole ladder, each held at its rating; a ladder player rated there by a
-    bound (a zero or full score, ``rating.is_bound``) is not held at a point but shown
-    with its stored bound. Else no anchors (ratings relative, mean 0) and the reason."""
+    bound (a zero or full score, ``rating.is_bound``) is not held: it is rated from the
+    event's games, its stored bound named beside. Else no anchors (ratings relative,
+    mean 0) and the reason."""
     path = Path(path)
     if not path.exists():
         return {}, {}, (f"relative (mean 0): no stored ladder ratings ({path.name}; make "
@@ -105,8 +107,9 @@ def ladder_anchors(ladder, path=ANCHOR_PATH) -> tuple[dict, dict, str]:
     # a file written before the anchors were stored names them only as Stockfish players
     held = data.get("anchors") or {s: e for s, e in stored.items()
                                    if parse_spec(s).name == "stockfish"}
-    unheld = (f"; not held: {', '.join(f'{s} {format_elo(rows[s])}' for s in bounds)} "
-              f"(a zero or full score there: a bound, not a rating)" if bounds else "")
+    unheld = (f"; not held: {', '.join(f'{s} ({format_elo(rows[s])} there)' for s in bounds)}"
+              f", a zero or full score there (a bound, not a rating), so rated from its "
+              f"games here" if bounds else "")
     return ({spec: stored[spec] for spec in ladder if spec not in bounds}, bounds,
             f"anchored on the ladder's stored ratings ({path.name}; "
             f"{', '.join(f'{s} = {e:g}' for s, e in held.items())}, {NOMINAL}){unheld}; "
@@ -289,7 +292,7 @@ def _points(records, field, byes) -> dict:
 
 def _standings(records, field, ladder, anchors, bounds=None) -> list[dict]:
     """The games' standings (``rating.standings``), faults counted from the records; the
-    ladder's Elo is the stored one when anchored (a stored bound shown as it is)."""
+    ladder's Elo is the stored one when anchored (a stored bound kept beside, not held)."""
     results = [(r["white"], r["black"], points(r["result"], chess.WHITE)) for r in records]
     faults = {}
     for r in records:
@@ -392,6 +395,12 @@ def format_standings(record: dict) -> str:
                      f"{interval:12s} {format_elo(r, signed):>7s} {r['faults']:>6d}")
     for w in record["withdrawn"]:
         lines.append(f" -  {w['player']:28.28s} withdrawn: {w['reason']}")
+    for r in record["standings"]:
+        if r.get("stored_elo95"):
+            stored = format_elo({"elo95": r["stored_elo95"]})
+            lines.append(f"{r['player']}: Elo {format_elo(r, signed)} from its {r['games']} "
+                         f"game{'' if r['games'] == 1 else 's'} here; {stored} on the "
+                         f"stored ladder (a bound there, so not held)")
     lines.append(f"Elo {record['elo_scale']}; a zero or full score gets a one-sided 95% "
                  f"bound (< or >), not a rating")
     return "\n".join(lines)

@@ -5,10 +5,12 @@ Every results file, table and figure of chesslab names a score's 95% interval th
 way: ``INTERVAL_KEY`` (``[low, high]``), and every rating of the course is fitted with
 the same prior (``PRIOR_DRAWS``, named in print by ``PRIOR``). A player who lost or won
 every game has no finite best rating: its standings row gives a one-sided bound
-(``format_elo`` prints "< 871"), never the point the prior alone would make. That rule
-is ``is_bound``, here only: ``format_elo`` prints by it, ``point_rating`` (the one number
-a results file's "ratings" keeps, None for a bound) stores by it, and a stored ladder
-player rated by a bound is shown with it, not held at a point (``standings``' ``bounds``).
+(``format_elo`` prints "< 871") and stores no point (``elo`` None), never the point the
+prior alone would make. That rule is ``is_bound``, here only: ``standings`` stores by it,
+``format_elo`` prints by it, ``point_rating`` (the one number a results file's "ratings"
+keeps) reads by it, and a stored ladder player rated by a bound is not held at a point:
+it is rated from the new games like any other, its stored bound kept beside
+(``standings``' ``bounds``).
 """
 from __future__ import annotations
 
@@ -127,8 +129,8 @@ def elo_interval(elo: float, opponents: list, points: float, games: int,
 
 def is_bound(row: dict) -> bool:
     """Whether a standings row's rating is a one-sided bound: a player who lost (or won)
-    every game it played has only the upper (or lower) end of ``elo95``; its ``elo``,
-    the fit with the prior, only orders the table."""
+    every game it played has only the upper (or lower) end of ``elo95`` (and no ``elo``:
+    the fit with the prior only orders the table)."""
     low, high = row.get("elo95") or [None, None]
     return (low is None) != (high is None)
 
@@ -166,9 +168,10 @@ def standings(players, results, anchors=None, ladder=(), faults=None,
     interval or one-sided bound (``elo95``), faults; ``kind`` says who is on the ``ladder``.
 
     ``results``: ``(a, b, points of a)`` per game. An anchor's interval is its rating.
+    A zero or full score's row has a one-sided ``elo95`` and ``elo`` None (``is_bound``).
     ``bounds`` (``{player: elo95}``): ladder players whose stored rating is a one-sided
-    bound; each is shown with it, not held (its games here are fitted like any other's).
-    Rows are ordered by ``elo``, the fit with the prior.
+    bound; each is not held but rated from these games like any other, its stored bound
+    kept beside (``stored_elo95``). Rows are ordered by the fit with the prior.
     """
     players, anchors, faults = list(players), dict(anchors or {}), dict(faults or {})
     bounds = dict(bounds or {})
@@ -184,7 +187,11 @@ def standings(players, results, anchors=None, ladder=(), faults=None,
                      "score": got / played if played else None, INTERVAL_KEY: [low, high],
                      "elo": round(elo[name], 1),
                      "elo95": ([round(elo[name], 1)] * 2 if name in anchors else
-                               list(bounds[name]) if name in bounds else
                                elo_interval(elo[name], opponents, got, played)),
                      "faults": faults.get(name, 0)})
-    return sorted(rows, key=lambda r: (-r["elo"], r["player"]))
+        if name in bounds:
+            rows[-1]["stored_elo95"] = list(bounds[name])
+    rows.sort(key=lambda r: (-r["elo"], r["player"]))
+    for row in rows:
+        row["elo"] = point_rating(row)
+    return rows
