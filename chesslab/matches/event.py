@@ -108,8 +108,8 @@ def ladder_anchors(ladder, path=ANCHOR_PATH) -> tuple[dict, dict, str]:
     held = data.get("anchors") or {s: e for s, e in stored.items()
                                    if parse_spec(s).name == "stockfish"}
     unheld = (f"; not held: {', '.join(f'{s} ({format_elo(rows[s])} there)' for s in bounds)}"
-              f", a zero or full score there (a bound, not a rating), so rated from its "
-              f"games here" if bounds else "")
+              f" (a zero or full score: a bound, not a rating), so rated from its games "
+              f"here" if bounds else "")
     return ({spec: stored[spec] for spec in ladder if spec not in bounds}, bounds,
             f"anchored on the ladder's stored ratings ({path.name}; "
             f"{', '.join(f'{s} = {e:g}' for s, e in held.items())}, {NOMINAL}){unheld}; "
