@@ -8,9 +8,9 @@ import pytest
 
 from chesslab.__main__ import main
 from chesslab.board.game import play_game
-from chesslab.matches.match import MatchResult, match
+from chesslab.matches.match import MatchResult, match, read_record
 from chesslab.matches.players import make_player
-from chesslab.matches.rating import elo_difference
+from chesslab.matches.rating import elo_difference, wilson_interval
 
 
 def test_scores_interval_and_elo():
@@ -117,3 +117,19 @@ def test_a_long_clean_sweep_reads_as_a_lower_bound_not_a_finite_error():
     text = MatchResult("a", "b", 100, 0, 0).summary()
     assert "every game won: at least +" in text and "+inf +-" not in text
     assert "every game lost: at most -" in MatchResult("a", "b", 0, 0, 100).summary()
+
+
+def test_an_old_normal_interval_is_read_as_the_wilson_interval_of_the_counts():
+    # the shape of the first entry of data/results/mcts_head_to_head.json
+    old = {"a": "self-play iteration 1", "b": "policy_value_bootstrap.json", "games": 64,
+           "wins": 23, "draws": 28, "losses": 13, "score": 0.5781, "ci95": [0.488, 0.668]}
+    entry = read_record(old)
+    low, high = wilson_interval(23 + 28 / 2, 64)
+    assert entry["interval95"] == [round(low, 4), round(high, 4)]
+    assert entry["interval95"] != old["ci95"] and entry["interval95"][0] < 0.488
+    assert "ci95" not in entry and old["ci95"] == [0.488, 0.668]   # the input is untouched
+    assert entry["interval95"] == MatchResult.from_record(old).record()["interval95"]
+    # an older Wilson interval keeps its value under today's name
+    assert read_record({**old, "score_95": [0.4, 0.7]} | {"ci95": [0.5, 0.6]})["interval95"] == [0.4, 0.7]
+    with pytest.raises(ValueError, match="no wins, draws, losses"):
+        read_record({"a": "x", "b": "y", "games": 4, "score": 0.5, "ci95": [0.1, 0.9]})

@@ -118,16 +118,36 @@ class MatchResult:
 
 
 #: Older names of a match record's fields, as files written before one schema hold them.
-_LEGACY_KEYS = {"player": "a", "opponent": "b", "score_95": INTERVAL_KEY, "ci95": INTERVAL_KEY}
+_LEGACY_KEYS = {"player": "a", "opponent": "b", "score_95": INTERVAL_KEY}
+
+#: An older interval field of a different kind: the normal interval (score +- 1.96
+#: standard deviations of the per-game scores over the square root of the games), not
+#: Wilson's. ``read_record`` replaces it by the Wilson interval of the record's counts.
+_NORMAL_INTERVAL_KEY = "ci95"
 
 
 def read_record(entry: dict) -> dict:
     """A stored match record in today's field names (a, b, interval95, ...), whatever
-    version of chesslab wrote it."""
+    version of chesslab wrote it. ``interval95`` is always Wilson's interval: an old
+    record with only a normal interval (``ci95``) gets Wilson's from its wins, draws and
+    losses, and its ``ci95`` is dropped (a different interval under a look-alike name)."""
     out = dict(entry)
     for old, new in _LEGACY_KEYS.items():
         if old in out and new not in out:
             out[new] = out.pop(old)
+    if _NORMAL_INTERVAL_KEY in out:
+        normal = out.pop(_NORMAL_INTERVAL_KEY)
+        if INTERVAL_KEY not in out:
+            missing = [k for k in ("wins", "draws", "losses") if k not in out]
+            if missing:
+                raise ValueError(f"match record {out.get('a')!r} vs {out.get('b')!r} has an "
+                                 f"old normal interval ({_NORMAL_INTERVAL_KEY}={normal}) but no "
+                                 f"{', '.join(missing)}: its Wilson interval cannot be computed; "
+                                 f"replay the match or add its counts")
+            result = MatchResult(out.get("a", "a"), out.get("b", "b"), int(out["wins"]),
+                                 int(out["draws"]), int(out["losses"]))
+            low, high = result.score_interval()
+            out[INTERVAL_KEY] = [round(low, 4), round(high, 4)] if result.n else None
     return out
 
 
