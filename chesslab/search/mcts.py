@@ -481,11 +481,8 @@ class MCTSPlayer(Player):
 
 
 #: First-play urgency of the course's MCTS player (``make_player("mcts:N")``): an untried
-#: move counts as its parent's value minus this, instead of as a draw. Chosen on held-out
-#: positions (``python -m chesslab results mcts-tuning``, data/results/mcts_tuning.json):
-#: it gave away less expected score than 0 on average at every c_puct tried, though each
-#: difference is within the noise of that tuning set (notebook 12 prints them). Self-play
-#: keeps 0.
+#: move counts as its parent's value minus this, not as a draw. ``results mcts-tuning``: less
+#: expected score lost than 0 on average at every c_puct, within the noise. Self-play keeps 0.
 PLAY_FPU_REDUCTION = 0.2
 
 #: The shipped full-game network used by ``make_player("mcts:N")``.
