@@ -159,9 +159,9 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
     Players may be specs (made here with ``seed`` and closed at the end) or players.
     ``time_control``: a clock for each side, ``"60+0.6"`` (seconds per game + increment
     per move; ``matches.clock.on_clock`` says how each player spends it), instead of each
-    player's own time or depth per move. The PGN destination is checked before the first game; if a
-    game fails (an engine dies, Ctrl-C), the games already finished are still written
-    to ``pgn_path`` and kept on the exception as ``exc.match_result``.
+    player's own time or depth per move. The PGN destination is checked before the first
+    game; if a game fails (an engine dies, Ctrl-C), the games already finished are still
+    written to ``pgn_path`` and kept on the exception as ``exc.match_result``.
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"a match needs at least 1 game, got games={games!r}")
