@@ -141,3 +141,15 @@ def test_the_command_runs_the_comparison_with_its_defaults():
     args = build_parser().parse_args(["results", "net-comparison", "--nets", "ann", "cnn64",
                                       "--seeds", "3", "--train-positions", "100"])
     assert (args.nets, args.seeds, args.train_positions) == (["ann", "cnn64"], [3], 100)
+
+
+def test_two_workers_train_the_same_nets_as_one(compared, tiny, tmp_path):
+    data, _, _ = compared
+    done = nc.measure_net_comparison(("ann", "cnn"), (1,), train_positions=150, sample=24,
+                                     config=TINY, dataset=tiny, out=tmp_path / "c.json",
+                                     models_dir=tmp_path / "models", workers=2,
+                                     progress=False)
+    assert sorted(done["runs"]) == ["ann@1", "cnn@1"]
+    for key in ("ann@1", "cnn@1"):
+        for field in ("val_loss", "depth1_scores", "test_depth1", "epochs"):
+            assert done["runs"][key][field] == data["runs"][key][field], (key, field)

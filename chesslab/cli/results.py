@@ -181,7 +181,7 @@ def _results_head_to_head(args):
 def _results_net_comparison(args):
     out = _results_out(args, "net_comparison")
     data = net_comparison.measure_net_comparison(args.nets, args.seeds, args.train_positions,
-                                                 args.sample, out=out,
+                                                 args.sample, out=out, workers=args.workers,
                                                  command=args.command_line)
     for a, b in (("ann", "cnn"), ("ann64", "cnn64")):
         if net_comparison.runs_of(data, a) and net_comparison.runs_of(data, b):
@@ -402,6 +402,7 @@ def add_results(sub):
     q.add_argument("--train-positions", type=COUNT,
                    help="training positions, the same for every net")
     q.add_argument("--sample", type=COUNT, help="test positions searched at depth 1")
+    workers_args(q, 1)
     q.add_argument("--out", help="default: data/results/net_comparison.json")
     defaults_from(q, net_comparison.measure_net_comparison)
     q.set_defaults(func=_results_net_comparison)

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from chesslab.base.files import MODELS_DIR, read_json, write_json_atomic
+from chesslab.base.parallel import parallel_map
 from chesslab.datasets.positions import Dataset
 from chesslab.experiments.store import result_path, stamp
 from chesslab.nn import load_model
@@ -104,87 +105,122 @@ def _start(out: Path, recipe: dict, dataset_info: dict, sample_info: dict,
             "sample": sample_info, "runs": {}, "command": command, **stamp()}
 
 
+def _prepared(dataset, train_positions: int, sample: int, config: TrainConfig) -> dict:
+    """What every run shares (the split, the fixed training subset, the search sample and
+    the recipe's training examples), made once per process."""
+    key = (None if dataset is None else id(dataset), train_positions, sample, repr(config))
+    if _PREPARED.get("key") != key:
+        _PREPARED.clear()
+        data = dataset if dataset is not None else load()
+        train, val, test = split(data)
+        subset = fixed_subset(train, config, train_positions, data)
+        rows = np.sort(np.random.default_rng(0).choice(len(test), min(sample, len(test)),
+                                                       replace=False))
+        _PREPARED.update(key=key, dataset=data, train=train, val=val, test=test,
+                         subset=subset, rows=rows, part=test.subset(rows))
+    return _PREPARED
+
+
+_PREPARED: dict = {}
+
+
+def _examples(shared: dict, config: TrainConfig, encoding: str, say) -> tuple:
+    """The encoded training and validation examples of ``encoding`` (the last one kept)."""
+    if "positions" not in shared:
+        start = time.perf_counter()
+        shared["positions"] = training_positions(shared["subset"], config.quiet,
+                                                 config.mirror, config.flip)
+        shared["val_positions"] = training_positions(shared["val"], config.quiet)
+        say(f"{len(shared['subset']):,} training positions -> "
+            f"{len(shared['positions'][1]):,} examples, "
+            f"{len(shared['val_positions'][1]):,} validation "
+            f"({time.perf_counter() - start:.0f} s)", flush=True)
+    if shared.get("encoding") != encoding:
+        b, cp = network_view(*shared["positions"], config.perspective)
+        vb, vcp = network_view(*shared["val_positions"], config.perspective)
+        shared["encoding"] = encoding
+        shared["encoded"] = ((encode_positions(b, encoding), cp),
+                             (encode_positions(vb, encoding), vcp))
+    return shared["encoded"]
+
+
+def _train_run(job) -> dict:
+    """Train one (net, seed), save it and measure it; its entry of the comparison."""
+    name, seed, dataset, train_positions, sample, config, models_dir, out_name, progress = job
+    say = print if progress else (lambda *a, **k: None)
+    shared = _prepared(dataset, train_positions, sample, config)
+    model, encoding = build_net(name, seed)
+    run = replace(config, seed=seed)
+    train_xy, val_xy = _examples(shared, run, encoding, say)
+    kind = target_kind(model, run.target)
+    began = time.perf_counter()
+    history = fit(model, train_xy, val_xy, run, progress=False, kind=kind)
+    seconds = time.perf_counter() - began
+    evaluator = evaluator_for(name, model, encoding, kind, run.perspective)
+    scores = search_scores(evaluator, shared["part"].boards())
+    path = save(model, Path(models_dir) / f"{name}_seed{seed}.json", encoding, kind,
+                evaluator=name, perspective=run.perspective,
+                parameters=count_parameters(model),
+                training={"config": asdict(run), "seconds": round(seconds, 1),
+                          "data": {"train_positions": len(shared["subset"]),
+                                   "train_examples": len(train_xy[1]),
+                                   "comparison": out_name}},
+                history=history.to_dict())
+    return {"net": name, "seed": seed, "encoding": encoding,
+            "parameters": count_parameters(load_model(path)),
+            "model_file": f"{Path(models_dir).name}/{path.name}",
+            "epochs": len(history.epoch), "best_epoch": history.best_epoch,
+            "stop_reason": history.stop_reason,
+            "reached_cap": len(history.epoch) >= run.epochs and
+            history.stop_reason.startswith("maximum"),
+            "train_examples": len(train_xy[1]), "seconds": round(seconds, 1),
+            "train_loss": history.train_loss, "val_loss": history.val_loss,
+            "val_mae_cp": history.val_mae_cp, "val_accuracy": history.val_accuracy,
+            "lr": history.lr,
+            "test_static": evaluate_on(evaluator, shared["test"]),
+            "test_depth1": metrics(scores, shared["part"].cp),
+            "depth1_scores": np.round(scores).astype(int).tolist()}
+
+
 def measure_net_comparison(nets=COMPARED, seeds=SEEDS, train_positions: int = TRAIN_POSITIONS,
                            sample: int = SAMPLE, config: TrainConfig = RECIPE_CONFIG,
                            dataset: Dataset | None = None, out=None, models_dir=None,
-                           progress: bool = True, command: str | None = None) -> dict:
+                           workers: int = 1, progress: bool = True,
+                           command: str | None = None) -> dict:
     """Train every (net, seed) of ``nets`` x ``seeds`` with ``config`` on the same
-    ``train_positions`` training positions, save each net to ``models_dir`` and the
-    comparison to ``out`` after each one; a rerun skips the pairs already stored."""
+    ``train_positions`` training positions, ``workers`` runs at a time (each run is
+    seeded on its own, so the number of workers changes no result); save each net to
+    ``models_dir`` and the comparison to ``out`` as each one finishes; a rerun skips the
+    pairs already stored."""
     for name in nets:
         if name not in NETS:
             raise ValueError(f"unknown network {name!r}; choose from {', '.join(NETS)}")
     out = Path(out or result_path("net_comparison"))
     models_dir = Path(models_dir or COMPARISON_MODELS)
-    dataset = dataset if dataset is not None else load()
-    train, val, test = split(dataset)
-    subset = fixed_subset(train, config, train_positions, dataset)
-    rows = np.sort(np.random.default_rng(0).choice(len(test), min(sample, len(test)),
-                                                   replace=False))
-    part = test.subset(rows)
-    recipe = _recipe_record(config, train_positions, len(subset), len(part))
-    dataset_info = {"positions": len(dataset), "train_split": len(train),
-                    "validation": len(val), "test": len(test),
-                    "depth": dataset.metadata.get("depth")}
-    sample_info = {"rows": rows.tolist(), "game_id": part.game_id.tolist(),
+    shared = _prepared(dataset, train_positions, sample, config)
+    part = shared["part"]
+    recipe = _recipe_record(config, train_positions, len(shared["subset"]), len(part))
+    dataset_info = {"positions": len(shared["dataset"]),
+                    "train_split": len(shared["train"]),
+                    "validation": len(shared["val"]), "test": len(shared["test"]),
+                    "depth": shared["dataset"].metadata.get("depth")}
+    sample_info = {"rows": shared["rows"].tolist(), "game_id": part.game_id.tolist(),
                    "cp": np.asarray(part.cp).tolist()}
     data = _start(out, recipe, dataset_info, sample_info, command)
     todo = [(n, s) for s in seeds for n in nets if run_key(n, s) not in data["runs"]]
-    if not todo:
-        return data
-    say = print if progress else (lambda *a, **k: None)
-    start = time.perf_counter()
-    positions = training_positions(subset, config.quiet, config.mirror, config.flip)
-    val_positions = training_positions(val, config.quiet)
-    say(f"{len(subset):,} training positions -> {len(positions[1]):,} examples, "
-        f"{len(val_positions[1]):,} validation ({time.perf_counter() - start:.0f} s)",
-        flush=True)
-    boards = part.boards()
-    encoded = {}
-    for name, seed in todo:
-        model, encoding = build_net(name, seed)
-        run = replace(config, seed=seed)
-        if encoding not in encoded:
-            b, cp = network_view(*positions, run.perspective)
-            vb, vcp = network_view(*val_positions, run.perspective)
-            encoded = {encoding: ((encode_positions(b, encoding), cp),
-                                  (encode_positions(vb, encoding), vcp))}
-        train_xy, val_xy = encoded[encoding]
-        kind = target_kind(model, run.target)
-        began = time.perf_counter()
-        history = fit(model, train_xy, val_xy, run, progress=False, kind=kind)
-        seconds = time.perf_counter() - began
-        evaluator = evaluator_for(name, model, encoding, kind, run.perspective)
-        scores = search_scores(evaluator, boards)
-        path = save(model, models_dir / f"{name}_seed{seed}.json", encoding, kind,
-                    evaluator=name, perspective=run.perspective,
-                    parameters=count_parameters(model),
-                    training={"config": asdict(run), "seconds": round(seconds, 1),
-                              "data": {"train_positions": len(subset),
-                                       "train_examples": len(train_xy[1]),
-                                       "comparison": str(out.name)}},
-                    history=history.to_dict())
-        entry = {"net": name, "seed": seed, "encoding": encoding,
-                 "parameters": count_parameters(load_model(path)),
-                 "model_file": f"{models_dir.name}/{path.name}",
-                 "epochs": len(history.epoch), "best_epoch": history.best_epoch,
-                 "stop_reason": history.stop_reason,
-                 "reached_cap": len(history.epoch) >= run.epochs and
-                 history.stop_reason.startswith("maximum"),
-                 "train_examples": len(train_xy[1]), "seconds": round(seconds, 1),
-                 "train_loss": history.train_loss, "val_loss": history.val_loss,
-                 "val_mae_cp": history.val_mae_cp, "val_accuracy": history.val_accuracy,
-                 "lr": history.lr,
-                 "test_static": evaluate_on(evaluator, test),
-                 "test_depth1": metrics(scores, part.cp),
-                 "depth1_scores": np.round(scores).astype(int).tolist()}
-        data["runs"][run_key(name, seed)] = entry
+    jobs = [(n, s, dataset, train_positions, sample, config, str(models_dir), out.name,
+             progress) for n, s in todo]
+
+    def keep(_index, entry):
+        data["runs"][run_key(entry["net"], entry["seed"])] = entry
         data["no_run_reached_cap"] = not any(r["reached_cap"] for r in data["runs"].values())
         write_json_atomic(out, data, indent=1)
-        say(f"{run_key(name, seed):9s} {entry['parameters']:7,d} parameters, "
-            f"{entry['epochs']} epochs (best {entry['best_epoch']}, {entry['stop_reason']}), "
-            f"{seconds:.0f} s; depth-1 test MAE {entry['test_depth1']['mae_cp']:.1f} cp",
-            flush=True)
+        if progress:
+            print(f"{run_key(entry['net'], entry['seed']):9s} {entry['parameters']:7,d} "
+                  f"parameters, {entry['epochs']} epochs (best {entry['best_epoch']}, "
+                  f"{entry['stop_reason']}), {entry['seconds']:.0f} s; depth-1 test MAE "
+                  f"{entry['test_depth1']['mae_cp']:.1f} cp", flush=True)
+    parallel_map(_train_run, jobs, workers, on_result=keep)
     return data
 
 
