@@ -47,7 +47,7 @@ def test_the_commands_and_their_groups(capsys):
     args = parser.parse_args(["figures", "--out", "x", "--only", "planes9"])
     assert (args.out, args.only) == ("x", ["planes9"])
     assert {"games", "label", "extend", "leaves", "build", "policy-labels",
-            "info"} == set(subcommands()["data"])
+            "random-positions", "info"} == set(subcommands()["data"])
     assert {"ladder", "event-ladder", "mcts-head-to-head"} < set(subcommands()["results"])
     for group in ("data", "train", "results"):
         commands = subcommands()[group]

@@ -1,6 +1,6 @@
 """The command line, ``python -m chesslab COMMAND ...``: every command in one place.
 
-    data     {games, label, extend, leaves, build, policy-labels, info}
+    data     {games, label, extend, leaves, build, policy-labels, random-positions, info}
                                                      training data (Stockfish games, labels)
     train    {nets, bayes, bootstrap, supervised, recalibrate, selfplay}  models into data/models
     results  {evaluators, depth-cost, tournament, ladder, event-ladder, match, recipe, bayes,

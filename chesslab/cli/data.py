@@ -1,4 +1,5 @@
-"""``python -m chesslab data {games, label, extend, leaves, build, info}``: training data."""
+"""``python -m chesslab data {games, label, extend, leaves, build, random-positions,
+info}``: training data."""
 from __future__ import annotations
 
 import argparse
@@ -7,7 +8,8 @@ import json
 from chesslab.cli.common import (COUNT, at_least, check_outputs, defaults_from, fraction,
                                  workers_args)
 from chesslab.datasets.positions import (DEFAULT_DATASET, build_dataset, describe, extend_with_game_plies,
-                           load_dataset, save_dataset)
+                           load_dataset, read_random_positions, save_dataset,
+                           write_random_positions)
 from chesslab.datasets.policy_labels import label_policy_shards
 from chesslab.datasets.records import generate_games
 from chesslab.training.leaves import extend_with_leaves
@@ -68,6 +70,15 @@ def _data_policy_labels(args):
                                args.seed, args.shard, args.limit, args.workers,
                                progress=not args.quiet)
     print(f"{done} positions labelled into {args.out}")
+
+
+def _data_random_positions(args):
+    check_outputs(args, out="random positions file")
+    path = write_random_positions(args.out, args.count, args.seed, args.max_plies,
+                                  args.workers)
+    meta = read_random_positions(path)["metadata"]
+    print(f"wrote {meta['count']} random positions (seed {meta['seed']}, max_plies "
+          f"{meta['max_plies']}, sha256 {meta['sha256'][:12]}) to {path}")
 
 
 def _data_info(args):
@@ -164,6 +175,15 @@ def add_data(sub):
     workers_args(p, 1, "one engine each")
     defaults_from(p, label_policy_shards, out="folder")
     p.set_defaults(func=_data_policy_labels)
+    p = actions.add_parser("random-positions", help="store the random positions the "
+                                                    "notebooks read (random_positions)")
+    p.add_argument("--count", type=COUNT, help="positions to store")
+    p.add_argument("--max-plies", type=COUNT, help="walks are 0 to max-plies - 1 plies long")
+    p.add_argument("--out", help=".npz file to write (default: data/random_positions.npz)")
+    p.add_argument("--seed", type=int, help="of the walks' generators")
+    workers_args(p, 1, "walking at once")
+    defaults_from(p, write_random_positions, out="path")
+    p.set_defaults(func=_data_random_positions)
     p = actions.add_parser("info", help="summarise a dataset file")
     p.add_argument("path", nargs="?", default=None)
     p.set_defaults(func=_data_info)

@@ -45,11 +45,13 @@ REPO_DIR = Path(__file__).resolve().parents[2]
 #: The course's source notebooks (nbgrader source notebooks).
 NOTEBOOKS_DIR = REPO_DIR / "notebooks"
 #: The data the notebooks read, by glob under data/, put in the wheel's chesslab/data:
-#: the dataset (04, 05, 10), the shipped games (04, 10), every model (the play lab's
-#: menus offer every evaluator; 05, 11, 12 load networks; 12's exercise ideas name the
-#: endgame ones) and the results the figures and tables read. Not the policy labels, the
-#: results' checkpoints (partial/) or data/README.md.
-SHIPPED_DATA = ("positions.npz", "games/*.pgn.gz", "models/*.json", "results/*.json")
+#: the dataset (04, 05, 10), the stored random positions (02, 03), the shipped games
+#: (04, 10), every model (the play lab's menus offer every evaluator; 05, 11, 12 load
+#: networks; 12's exercise ideas name the endgame ones) and the results the figures and
+#: tables read. Not the policy labels, the results' checkpoints (partial/) or
+#: data/README.md.
+SHIPPED_DATA = ("positions.npz", "random_positions.npz", "games/*.pgn.gz", "models/*.json",
+                "results/*.json")
 #: What a student installs beside the wheel, pinned as the repository's requirements.txt
 #: pins them: the package's dependencies (pyproject.toml) and JupyterLab.
 STUDENT_TOOLS = ("jupyterlab",)

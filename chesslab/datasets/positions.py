@@ -5,7 +5,9 @@ Three sources of positions:
 * **random** (after the tutorial's ``random_board``): play random legal moves from the
   start for a random number of plies (:func:`random_positions`). Where the tutorial keeps
   the finished position of a game that ends on the way, these walks are thrown away, and
-  each walk draws from its own seeded generator instead of the global ``random`` module;
+  each walk draws from its own seeded generator instead of the global ``random`` module.
+  The start of one such list is stored (``RANDOM_POSITIONS_FILE``) and read instead of
+  walked again when it covers the request;
 * **game** (the Naive Bayes chapter): positions from game records (``chesslab.datasets.records``);
 * **leaf**: the leaves of real searches (``chesslab.training.leaves``, ``data leaves``).
 
@@ -20,6 +22,7 @@ one game never end up on both sides of a train/test split.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import random
 from dataclasses import dataclass, field
@@ -40,6 +43,10 @@ from chesslab.base.stockfish import ENGINE_OPTIONS, engine_name
 
 #: The shipped dataset.
 DEFAULT_DATASET = DATA_DIR / "positions.npz"
+#: The start of one list of random positions, stored: generating them lists the legal
+#: moves of every ply of every walk, a cost each notebook run (and each graded student)
+#: would pay again. ``python -m chesslab data random-positions`` writes it.
+RANDOM_POSITIONS_FILE = DATA_DIR / "random_positions.npz"
 
 
 # ---------------------------------------------------------------- random positions
@@ -74,25 +81,112 @@ def random_positions(count: int, seed: int = 0, max_plies: int = 200, exclude=()
     """``count`` distinct random positions as ``(fen, plies)``, none of them in ``exclude``.
 
     Walk number k uses its own generator seeded by (seed, k), so the result does not
-    depend on the number of workers.
+    depend on the number of workers, and asking for fewer positions gives the start of
+    the same list. When ``RANDOM_POSITIONS_FILE`` covers the request (the same seed and
+    max_plies, nothing excluded, no more positions than it holds), the positions are
+    read from it instead of walked again (a test walks the file's first positions and a
+    sample of the others again and compares).
     """
     seen = set(position_key(f) for f in exclude)
+    if not seen and count > 0:
+        stored = stored_random_positions(count, seed, max_plies)
+        if stored is not None:
+            return stored
+    return [(fen, plies) for fen, plies, _ in
+            _walk_positions(count, seed, max_plies, seen, workers, progress)]
+
+
+def _walk_positions(count, seed, max_plies, seen, workers=1, progress=False):
+    """``count`` distinct positions not in ``seen`` (a set of ``position_key``s, added
+    to), as ``(fen, plies, walk number)``, walking every time."""
     found, start = [], 0
     work = partial(_random_fen, seed=seed, max_plies=max_plies)
     with tqdm(total=count, desc="random positions", disable=not progress) as bar:
         while len(found) < count:
             batch = 64 + int(1.25 * (count - len(found)))
-            for item in parallel_map(work, range(start, start + batch), workers,
-                                     chunksize=256):
+            walks = parallel_map(work, range(start, start + batch), workers, chunksize=256)
+            for walk, item in enumerate(walks, start):
                 if item is None or len(found) == count:
                     continue
                 key = position_key(item[0])
                 if key not in seen:
                     seen.add(key)
-                    found.append(item)
+                    found.append((*item, walk))
                     bar.update()
             start += batch
     return found
+
+
+def fens_digest(fens) -> str:
+    """SHA-256 of the FENs, one per line: a short name for one exact list of positions."""
+    return hashlib.sha256("\n".join(fens).encode()).hexdigest()
+
+
+def write_random_positions(path=None, count: int = 6000, seed: int = 0,
+                           max_plies: int = 200, workers: int = 1,
+                           progress: bool = True) -> Path:
+    """Walk ``count`` random positions and store them (default: ``RANDOM_POSITIONS_FILE``)
+    with each one's walk number and the metadata a reader checks: seed, max_plies, count
+    and the FENs' digest."""
+    if count < 1:
+        raise ValueError(f"count must be at least 1, got {count}")
+    path = Path(path or RANDOM_POSITIONS_FILE)
+    found = _walk_positions(count, seed, max_plies, set(), workers, progress)
+    fens = [fen for fen, _, _ in found]
+    metadata = {"seed": seed, "max_plies": max_plies, "count": count,
+                "sha256": fens_digest(fens), "python-chess": chess.__version__,
+                "written by": f"python -m chesslab data random-positions --count {count} "
+                              f"--seed {seed} --max-plies {max_plies}",
+                "date": datetime.date.today().isoformat()}
+    with atomic_path(path, suffix=".npz.tmp") as tmp:
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(fh, fen=np.array(fens, dtype=str),
+                                plies=np.array([p for _, p, _ in found], dtype=np.int16),
+                                walk=np.array([w for _, _, w in found], dtype=np.int64),
+                                metadata=np.array(json.dumps(metadata, sort_keys=True)))
+    return path
+
+
+def read_random_positions(path=None) -> dict:
+    """A stored list of random positions: ``fen``, ``plies``, ``walk`` (the walk number of
+    each) and ``metadata``; a ValueError that says how to write it again when the file
+    is damaged or its FENs do not match the digest it stores."""
+    path = Path(path or RANDOM_POSITIONS_FILE)
+    again = "write it again with `python -m chesslab data random-positions`"
+    arrays = read_npz(path, "random positions file")
+    missing = [c for c in ("fen", "plies", "walk", "metadata") if c not in arrays]
+    if missing:
+        raise ValueError(f"{path} is not a random positions file: it lacks "
+                         f"{', '.join(missing)}; {again}")
+    try:
+        metadata = json.loads(str(arrays["metadata"]))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: its metadata is not JSON ({exc}); {again}") from None
+    fens = arrays["fen"].tolist()
+    if not (len(fens) == len(arrays["plies"]) == len(arrays["walk"]) == metadata.get("count")):
+        raise ValueError(f"{path} is damaged: {len(fens)} FENs, {len(arrays['plies'])} "
+                         f"plies, {len(arrays['walk'])} walk numbers, metadata count "
+                         f"{metadata.get('count')}; {again}")
+    if fens_digest(fens) != metadata.get("sha256"):
+        raise ValueError(f"{path} is damaged: its FENs do not match the digest it "
+                         f"stores; {again}")
+    return {"fen": fens, "plies": arrays["plies"].tolist(), "walk": arrays["walk"].tolist(),
+            "metadata": metadata}
+
+
+def stored_random_positions(count: int, seed: int = 0, max_plies: int = 200,
+                            path=None) -> list[tuple[str, int]] | None:
+    """The first ``count`` stored random positions when the file (default:
+    ``RANDOM_POSITIONS_FILE``) covers the request (same seed and max_plies, at least
+    ``count`` positions); None when it does not or there is no file."""
+    path = Path(path or RANDOM_POSITIONS_FILE)
+    if not path.exists():
+        return None
+    stored = read_random_positions(path)
+    meta = stored["metadata"]
+    if meta.get("seed") != seed or meta.get("max_plies") != max_plies or count > meta["count"]:
+        return None
+    return list(zip(stored["fen"][:count], stored["plies"][:count]))
 
 
 # ---------------------------------------------------------------- datasets
