@@ -31,7 +31,7 @@ def test_gaussian_nb_checker():
     assert "priors" in check_gaussian_nb_fit(equal_priors, show=False).first_failure
 
 
-def test_material_checker():
+def test_material_checker(capsys):
     values = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500,
               chess.QUEEN: 900, chess.KING: 0}
 
@@ -49,6 +49,11 @@ def test_material_checker():
         return by_hand(board) if not board.is_check() or board.is_checkmate() else \
             by_hand(board) - (10 if board.turn == chess.BLACK else -10)
     assert not check_material(no_check_bonus, show=False).ok
+    # the count it prints of positions in check is the count a missing bonus gets wrong
+    check_material(by_hand)
+    in_check = int(capsys.readouterr().out.split(" positions: ")[1].split()[0])
+    missed = check_material(no_check_bonus, show=False)
+    assert in_check > 0 and missed.cases - missed.passed == in_check
 
 
 def _standardise(X_train, X_test, own_test_stats=False):

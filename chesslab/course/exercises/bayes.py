@@ -97,7 +97,8 @@ def check_gaussian_nb_fit(fn, cases: int = 20, seed: int = 0, show=True) -> Chec
 
 
 def _mate_and_check_boards(cases, seed):
-    """Random positions, half of them right after a checking move, plus two mates."""
+    """Random positions (every second one that has a checking move is played on with
+    it, so the check bonus is tried), plus two mates."""
     boards = []
     for i, board in enumerate(seeded_boards(cases, seed)):
         checks = [m for m in board.legal_moves if board.gives_check(m)]
@@ -120,4 +121,11 @@ def check_material(fn, cases: int = 100, seed: int = 7, show=True) -> CheckResul
     def compare(board):
         mine, want = fn(board.copy()), material.evaluate(board)
         return None if mine == want else f"you score {mine}, expected {want} in {board.fen()}"
-    return run_cases("material", _mate_and_check_boards(cases, seed), compare, show)
+    boards = _mate_and_check_boards(cases, seed)
+    result = run_cases("material", boards, compare, show)
+    if show:                                # what was tried, counted, not described
+        mates = sum(board.is_checkmate() for board in boards)
+        checks = sum(board.is_check() for board in boards) - mates
+        print(f"  the {len(boards)} positions: {checks} in check (the +-10 bonus), {mates} "
+              f"checkmates (+-inf), {len(boards) - checks - mates} neither")
+    return result
