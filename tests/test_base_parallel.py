@@ -45,6 +45,27 @@ def test_results_and_callbacks_come_in_job_order(workers):
     assert calls == list(enumerate(out))
 
 
+def slow_first(x):
+    time.sleep(1.0 if x == 0 else 0.0)
+    return x * x
+
+
+@pytest.mark.parametrize("workers", [2, "threads"])
+def test_unordered_callbacks_come_as_jobs_finish_and_the_list_in_job_order(workers):
+    calls = []
+    save = lambda i, r: calls.append((i, r))     # noqa: E731
+    if workers == "threads":
+        with ThreadPoolExecutor(2) as executor:
+            out = parallel_map(slow_first, range(6), executor, on_result=save, ordered=False)
+    else:
+        out = parallel_map(slow_first, range(6), workers, on_result=save, ordered=False)
+    assert out == [j * j for j in range(6)]
+    assert sorted(calls) == list(enumerate(out))
+    assert calls[-1] == (0, 0)              # the slow first job did not hold the others back
+    with pytest.raises(ValueError, match="workers must be"):
+        parallel_map(square, range(3), 0, ordered=False)
+
+
 def test_an_executor_really_runs_the_jobs_on_its_threads():
     names = set()
 

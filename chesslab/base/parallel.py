@@ -27,7 +27,7 @@ import multiprocessing
 import os
 import threading
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 __all__ = ["parallel_map", "resumable_map", "executor_for", "one_blas_thread", "BLAS_VARIABLES"]
@@ -82,16 +82,22 @@ def _one_thread_in_children():
 
 
 def parallel_map(function, jobs, workers: int | Executor = 1, on_result=None,
-                 chunksize: int = 1) -> list:
+                 chunksize: int = 1, ordered: bool = True) -> list:
     """``[function(job) for job in jobs]``, in this process, in ``workers`` processes, or
     on an executor you pass as ``workers``.
 
     ``on_result(index, result)`` is called as each result arrives, in job order, so a
     long run can save its finished work as it goes. ``chunksize`` jobs go to a process
     at a time (many small jobs, such as positions to label, travel cheaper in chunks).
+    ``ordered=False`` calls ``on_result`` as each job finishes instead (jobs of very
+    different lengths, each worth saving at once: a finished job never waits for a
+    slower one started before it); the list returned is in job order either way.
     """
     jobs = list(jobs)
     on_result = on_result or (lambda index, result: None)
+    if not ordered and (isinstance(workers, Executor) or
+                        (isinstance(workers, int) and workers > 1 and len(jobs) > 1)):
+        return _as_finished(function, jobs, workers, on_result)
     if isinstance(workers, Executor):
         results = _in_order(workers, function, jobs)
     elif isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -121,6 +127,32 @@ def _in_order(executor: Executor, function, jobs):
     finally:
         for future in futures:          # an error (or Ctrl-C): drop the jobs not started
             future.cancel()
+
+
+def _as_finished(function, jobs, workers, on_result) -> list:
+    """``parallel_map`` with ``on_result`` called in the order the jobs finish."""
+    if not isinstance(workers, Executor) and (isinstance(workers, bool) or workers < 1):
+        raise ValueError(f"workers must be a number of processes (1 or more) or a "
+                         f"concurrent.futures.Executor, got {workers!r}")
+    with contextlib.ExitStack() as stack:
+        if isinstance(workers, Executor):
+            executor = workers
+        else:
+            stack.enter_context(_one_thread_in_children())
+            executor = stack.enter_context(ProcessPoolExecutor(
+                min(workers, len(jobs)), mp_context=multiprocessing.get_context("spawn"),
+                initializer=_exit_with_parent, initargs=(os.getpid(),)))
+        futures = {executor.submit(function, copy.deepcopy(job)): i
+                   for i, job in enumerate(jobs)}
+        out = [None] * len(jobs)
+        try:
+            for future in as_completed(futures):
+                out[futures[future]] = future.result()
+                on_result(futures[future], out[futures[future]])
+        finally:
+            for future in futures:          # an error (or Ctrl-C): drop the jobs not started
+                future.cancel()
+    return out
 
 
 def _in_processes(function, jobs, workers, chunksize):

@@ -220,7 +220,7 @@ def measure_net_comparison(nets=COMPARED, seeds=SEEDS, train_positions: int = TR
                   f"parameters, {entry['epochs']} epochs (best {entry['best_epoch']}, "
                   f"{entry['stop_reason']}), {entry['seconds']:.0f} s; depth-1 test MAE "
                   f"{entry['test_depth1']['mae_cp']:.1f} cp", flush=True)
-    parallel_map(_train_run, jobs, workers, on_result=keep)
+    parallel_map(_train_run, jobs, workers, on_result=keep, ordered=False)  # save each at once
     return data
 
 
