@@ -244,7 +244,9 @@ def move_to_index(move: chess.Move) -> int:
 
     Non-promotion moves (castling is the king's move, e.g. e1g1) use
     ``from_square*64 + to_square`` with python-chess's squares (a1=0 ... h8=63), so
-    c1f4 is 2*64 + 29 = 157; the actor-critic README counts from 1 and writes 158.
+    c1f4 is 2*64 + 29 = 157. The actor-critic README writes 2*64 + 30 = 158: it counts
+    the entries from 1 (two blocks of 64, then the 30th entry); counted from 0, as
+    python-chess and chesslab count, that entry is 157.
     Promotions use 4096 + 4*pair + piece, where pair is the position of (from, to) in
     ``PROMOTION_PAIRS`` and piece is 0..3 for knight, bishop, rook, queen.
     """

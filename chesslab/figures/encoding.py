@@ -28,8 +28,9 @@ def thesis_vector_figure(board: chess.Board, title="thesis_vector(board) as 8x8"
 
 #: What a cell's colour means, per encoding (value -> words), for the figure legends.
 PLANE14_LEGEND = {1: "1: a piece there / a move goes there", 0: "0: nothing"}
-PLANE9_LEGEND = {1: "+1: the side to move's piece (turn planes: its colour)",
-                 -1: "-1: the opponent's piece", 0: "0: nothing"}
+PLANE9_LEGEND = {1: "+1: the side to move's piece; turn planes: White to move",
+                 -1: "-1: the opponent's piece; turn planes: Black to move",
+                 0: "0: nothing"}
 
 
 def planes_figure(planes, titles=None, ncols=7, suptitle=None, size=1.7, vmin=-1, vmax=1,
