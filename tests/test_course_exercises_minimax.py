@@ -26,8 +26,10 @@ def _after(board, move):
     return child
 
 
-def test_minimax_checker():
+def test_minimax_checker(capsys):
     assert check_minimax(minimax_by_hand, show=False).ok
+    assert check_minimax(minimax_by_hand, cases=4).ok          # the depths it tried, printed
+    assert "2 positions at depth 1, 2 positions at depth 2" in capsys.readouterr().out
 
     def everyone_maximises(board, depth, evaluate):
         if depth == 0:

@@ -1,6 +1,8 @@
 """Checkers of notebook 06: counting a game tree (perft) and minimax."""
 from __future__ import annotations
 
+from collections import Counter
+
 import chess
 
 from chesslab.course.checking import CheckResult, own_work, run_cases, seeded_boards
@@ -10,7 +12,8 @@ from chesslab.search.tree import GameTree
 
 
 def perft(board: chess.Board, depth: int) -> int:
-    """Leaf positions ``depth`` plies below ``board``: the size of a full game tree."""
+    """Leaf nodes (move sequences) ``depth`` plies below ``board``: a position reached by
+    two move orders counts twice."""
     if depth == 0:
         return 1
     total = 0
@@ -35,7 +38,7 @@ def _quiet_trees(count, seed, depth):
 
 
 def check_perft(fn, cases: int = 20, seed: int = 2, show=True) -> CheckResult:
-    """``fn(board, depth) -> int``: how many positions lie ``depth`` plies below."""
+    """``fn(board, depth) -> int``: how many move sequences lie ``depth`` plies below."""
     fn = own_work(fn, perft)
     settings = [(chess.Board(), 3)] + [(board, 1 + i % 2)
                                        for i, board in enumerate(seeded_boards(cases - 1, seed))]
@@ -62,4 +65,9 @@ def check_minimax(fn, cases: int = 12, seed: int = 3, show=True) -> CheckResult:
         return None if mine == tree.root.value else \
             f"depth {depth}: you return {mine}, minimax gives {tree.root.value} in {board.fen()}"
     trees = [t for i in range(2) for t in _quiet_trees(cases // 2, seed + i, 1 + i)]
-    return run_cases("minimax", trees, compare, show)
+    result = run_cases("minimax", trees, compare, show)
+    if show:                                # the depths tried, counted (the filter guarantees the rest)
+        per_depth = Counter(depth for _, depth, _ in trees)
+        print("  " + ", ".join(f"{n} positions at depth {d}" for d, n in sorted(per_depth.items()))
+              + "; no mate or draw inside their trees")
+    return result
