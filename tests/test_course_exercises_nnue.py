@@ -60,3 +60,21 @@ def test_accumulator_update_a_capture_forgotten_and_a_stub(capsys):
 def test_the_small_nnue_has_distinct_rows():
     rows = small_nnue(0).rows
     assert len(np.unique(rows.round(9), axis=0)) == len(rows)
+
+
+def test_the_update_gets_only_the_rows():
+    """An answer that asks the evaluator for the accumulator after the move, instead of
+    adding rows, fails every case with a line that says what it is given."""
+    def from_scratch(evaluator, accumulator, board, move):
+        after = board.copy()
+        after.push(move)
+        return evaluator.accumulator(after)
+    result = check_accumulator_update(from_scratch, show=False)
+    assert result.passed == 0 and result.attempted
+    assert "only `evaluator.rows`" in result.first_failure
+    assert "evaluator.accumulator" in result.first_failure
+
+    def writes_rows(evaluator, accumulator, board, move):
+        evaluator.rows[0] += 1.0                       # the rows are the checker's
+        return update(evaluator, accumulator, board, move)
+    assert check_accumulator_update(writes_rows, show=False).passed == 0

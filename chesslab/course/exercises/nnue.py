@@ -57,11 +57,28 @@ def small_nnue(seed: int = 0) -> NNUEEvaluator:
     return NNUEEvaluator(nn.nnue_net(hidden=8, head=4, seed=seed))
 
 
+class WeightRows:
+    """What the student's update is given as ``evaluator``: the weight rows and nothing
+    else, so that an answer cannot ask the evaluator for the accumulator after the move
+    (``accumulator``, ``push``) instead of working out what the move changes."""
+
+    def __init__(self, rows):
+        self.rows = rows.copy()
+        self.rows.flags.writeable = False        # the same rows for every case
+
+    def __getattr__(self, name):
+        raise AttributeError(f"the checker gives your function only `evaluator.rows` (one "
+                             f"weight row per colour, piece type and square), not "
+                             f"`evaluator.{name}`: add and subtract rows yourself")
+
+
 def check_accumulator_update(fn, cases: int = 300, seed: int = 11, show=True) -> CheckResult:
     """``fn(evaluator, accumulator, board, move) -> accumulator after the move`` (board is
     the position before it), against ``evaluator.accumulator`` of the position after it
-    computed from scratch: captures, castling, en passant and promotions included."""
+    computed from scratch: captures, castling, en passant and promotions included. The
+    student's function gets a ``WeightRows`` (only ``rows``) as ``evaluator``."""
     evaluator = small_nnue(seed)
+    given = WeightRows(evaluator.rows)
     fn = own_work(fn, NNUEEvaluator.accumulator, evaluator_teaching.update_accumulator,
                   piece_changes)
 
@@ -70,7 +87,7 @@ def check_accumulator_update(fn, cases: int = 300, seed: int = 11, show=True) ->
         after = board.copy()
         after.push(move)
         acc = evaluator.accumulator(board)
-        mine = fn(evaluator, acc.copy(), board.copy(), move)
+        mine = fn(given, acc.copy(), board.copy(), move)
         problem = close_arrays(mine, evaluator.accumulator(after), "accumulator", atol=1e-9)
         return problem and f"{board.san(move)} ({move.uci()}) in {board.fen()}: {problem}"
     return run_cases("accumulator update", nnue_move_cases(cases, seed), compare, show)
