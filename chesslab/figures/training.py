@@ -303,8 +303,9 @@ def residual_block_figure(block=None):
     ax.annotate("", xy=(plus, 1.43), xytext=(0.3, 1.45),
                 arrowprops=dict(arrowstyle="->", color="tab:red", lw=1.8,
                                 connectionstyle="bar,fraction=-0.12"))
-    ax.text((plus + 0.3) / 2, 2.75, "skip connection: the input is added unchanged, so the "
-            "gradient reaches earlier blocks undiminished", ha="center", fontsize=8,
+    ax.text((plus + 0.3) / 2, 2.7, "skip connection: the input is added unchanged, so the "
+            "gradient reaches earlier blocks through the +,\nstopped only where the last ReLU "
+            "is off (its input below 0)", ha="center", va="bottom", fontsize=8,
             color="tab:red")
     out = 1.5 * (n + 2)
     ax.add_patch(FancyBboxPatch((out - 0.45, 0.85), 0.9, 0.7, boxstyle="round,pad=0.04",
