@@ -8,7 +8,7 @@ import numpy as np
 from chesslab.board import encoding
 from chesslab.course.exercises.encoding import check_move_to_index, check_thesis_vector
 from chesslab.course.exercises.mcts import check_puct_select
-from chesslab.course.exercises.networks import check_max_pool
+from chesslab.course.exercises.networks import check_dense_backward, check_max_pool
 from chesslab import nn
 from chesslab.search import mcts
 from tests.checker_helpers import twin
@@ -35,6 +35,13 @@ def test_a_submission_that_calls_the_reference_gets_no_credit():
         return nn.MaxPool2D(size).forward(x)
     result = check_max_pool(by_the_layer, cases=5, show=False)
     assert result.passed == 0 and "MaxPool2D.forward" in result.first_failure
+    def by_a_dense_layer(x, W, grad_out):        # the layer does the work, not the student
+        layer = nn.Dense(*W.shape, dtype=np.float64)
+        layer.params["W"][...] = W
+        layer.forward(x)
+        return layer.backward(grad_out), layer.grads["W"], layer.grads["b"]
+    result = check_dense_backward(by_a_dense_layer, cases=5, show=False)
+    assert result.passed == 0 and "Dense.backward" in result.first_failure
     q, n, p = np.zeros(3), np.array([1.0, 0.0, 0.0]), np.array([0.2, 0.5, 0.3])
     assert mcts.puct_select(q, n, p, 1.5) == 1               # switched back on
     assert check_puct_select(twin(mcts.puct_select), cases=20, show=False).ok
