@@ -357,6 +357,55 @@ def test_a_planted_leak_would_be_seen():
     assert line in inspect.getsource(alphabeta)
 
 
+_GETSOURCE = re.compile(r"getsource(?:lines)?\(\s*((?:[\w.]|\([^()]*\))+)\s*\)")
+
+
+def _names_the_reference(expression: str, function) -> bool:
+    """Whether ``getsource(expression)`` prints ``function``: the last name is the
+    function's, and a class named before it (``nn.Conv2D.backward``) is its class.
+    A module or an object before it (``teaching.alphabeta``, ``tree.alphabeta``) is
+    matched by the name alone: the package holds a reference under that name."""
+    parts = [p for p in re.search(r"[\w.]*$", expression).group().split(".") if p]
+    if not parts or parts[-1] != function.__name__:
+        return False
+    owner = function.__qualname__.split(".")[:-1]
+    if len(parts) > 1 and parts[-2][:1].isupper():
+        return owner[-1:] == [parts[-2]]
+    return True
+
+
+def getsource_of_a_reference(nb) -> list:
+    """(cell index, expression) of each ``getsource(...)`` of a graded exercise's
+    reference in a cell the student sees (code or markdown: not tagged for the teacher).
+    Printing it, or telling the student how to, is the answer one cell away."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if TEACHER_TAG in cell.metadata.get("tags", []):
+            continue
+        for match in _GETSOURCE.finditer(cell.source):
+            if any(_names_the_reference(match.group(1), f) for f in _reference_functions()):
+                found.append((index, match.group(1)))
+    return found
+
+
+@pytest.mark.parametrize("path", source_notebooks(), ids=lambda p: p.stem)
+def test_no_student_cell_shows_the_source_of_a_graded_reference(path):
+    assert getsource_of_a_reference(nbformat.read(path, as_version=4)) == []
+
+
+def test_a_planted_getsource_of_a_reference_is_seen():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("print it with `inspect.getsource(teaching.alphabeta)`"),
+        nbformat.v4.new_code_cell("print(inspect.getsource(GameTree._back_up))"),
+        nbformat.v4.new_code_cell("print(inspect.getsource(type(material).evaluate))"),
+        nbformat.v4.new_code_cell("print(inspect.getsource(nn.Conv2D.backward))"),  # not graded
+        nbformat.v4.new_code_cell("print(inspect.getsource(teaching.quiesce))",
+                                  metadata={"tags": [TEACHER_TAG]})]
+    assert getsource_of_a_reference(nb) == [(0, "teaching.alphabeta"), (1, "GameTree._back_up"),
+                                            (2, "type(material).evaluate")]
+
+
 def test_the_command_line_releases_and_says_so(tmp_path, capsys):
     from chesslab.cli import main
     assert main(["course", "release", str(tmp_path / "class")]) == 0
