@@ -98,7 +98,8 @@ def independence_experiments(X_train, y_train, X_test, y_test):
 
 def feature_selection(X_train, y_train, game_ids, X_test, y_test, seed):
     """Which features earn their place? Drop-one on the test games, and a greedy
-    forward selection judged on validation games carved out of the training games."""
+    forward selection judged on validation games carved out of the training games (its
+    split, games and positions, returned last)."""
     everything = list(range(X_train.shape[1]))
     drop_one = []
     for j in everything:
@@ -118,7 +119,10 @@ def feature_selection(X_train, y_train, game_ids, X_test, y_test, seed):
     names = [FEATURE_NAMES[j] for j in chosen]
     row = _nb_row(f"NB, forward-selected features ({', '.join(names)})",
                   X_train[:, chosen], y_train, X_test[:, chosen], y_test)
-    return drop_one, names, row
+    split = {"fit_games": len(np.unique(game_ids[fit_rows])), "fit_positions": len(fit_rows),
+             "validation_games": len(np.unique(game_ids[val_rows])),
+             "validation_positions": len(val_rows)}
+    return drop_one, names, row, split
 
 
 def measure(sample: GameSample) -> dict:
@@ -132,7 +136,7 @@ def measure(sample: GameSample) -> dict:
     X_test, y_test = X[sample.test], y[sample.test]
     table = compare(X_train, y_train, X_test, y_test)
     table += independence_experiments(X_train, y_train, X_test, y_test)
-    drop_one, selected, selected_row = feature_selection(
+    drop_one, selected, selected_row, selection_split = feature_selection(
         X_train, y_train, game_ids[sample.train], X_test, y_test, sample.info["seed"])
     table.append(selected_row)
     length = np.zeros(game_ids.max() + 1, dtype=int)
@@ -146,6 +150,7 @@ def measure(sample: GameSample) -> dict:
                 for name, mask in (("first 75% of the game", ~late),
                                    ("last 25% of the game", late))}
     return {**sample.info, "table": table, "nb_by_phase": by_phase, "drop_one": drop_one,
-            "forward_selected": selected, "feature_names": list(FEATURE_NAMES),
+            "forward_selected": selected, "forward_selection_split": selection_split,
+            "feature_names": list(FEATURE_NAMES),
             "correlation": np.round(np.nan_to_num(np.corrcoef(X_train, rowvar=False)),
                                     4).tolist()}
