@@ -55,9 +55,6 @@ FACTS = [
     (r"50-move rule|fifty-move", "rule of chess: FIDE Laws of Chess, article 9.3 (50 moves)"),
     (r"Stockfish 15 accepts 1350-2850|between 1350 and 2850",
      "Stockfish 15's UCI_Elo option: minimum 1350, maximum 2850 (its src/ucioption.cpp)"),
-    (r"30-40 (?:legal )?moves|30-40 in a middlegame|30-40× in a middlegame",
-     "Shannon (1950), 'Programming a Computer for Playing Chess': about 30 legal moves "
-     "in a typical position, a game tree growing by about 10^3 a move pair"),
     (r"0\.64 (?:is|about) \+100|0\.76 (?:is|about) \+200",
      "Elo's logistic formula: 1 / (1 + 10^(-d/400)) is 0.640 at d = 100, 0.760 at d = 200"),
     (r"\$P' = 0\.75\\,P \+ 0\.25\\,\\eta\$",
