@@ -1,5 +1,6 @@
 """Checkers of notebook 08: Wilson's interval, the Elo difference of a score, and a
-design exercise (an evaluation that beats ``material:2``) measured by playing games."""
+design exercise (an evaluation that scores more than half against ``material:2``) measured
+by playing games."""
 from __future__ import annotations
 
 import math
@@ -119,7 +120,7 @@ def check_beats_material(fn, games: int = 4, seed: int = 0, depth: int = 2,
             line += (f", but {games} games cannot show it: their 95% interval still holds "
                      f"{bar:.2f}")
         return ok, line
-    result = _measured("beats material:2", measure, show=False)
+    result = _measured("scores more than half against material:2", measure, show=False)
     result.verdict = shown.get("verdict", "")
     if show:
         print(result)
