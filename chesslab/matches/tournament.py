@@ -90,7 +90,9 @@ def round_robin(players, games: int = 2, seed: int = 0, max_plies: int = 200,
 
 
 def table_standings(table: dict, prior_draws: float = PRIOR_DRAWS) -> list[dict]:
-    """The standings (``rating.standings``: points, score and its 95% interval, Elo of
-    mean 0 with its interval or bound, faults) of a ``round_robin`` table."""
+    """The standings (``rating.standings``: points, score and its 95% interval, Elo with
+    its interval or bound, faults) of a ``round_robin`` table. The Elos are fitted with
+    mean 0 over all players; a zero or full score's row shows a one-sided bound instead
+    of its fitted point, so the Elos shown need not average 0."""
     return standings(table["players"], results_of_pairs(table["pairs"]),
                      faults=table.get("faults"), prior_draws=prior_draws)
