@@ -114,6 +114,17 @@ def _results_match(args):
     print(f"{entry['seconds']:.0f} s; written to {out}")
 
 
+def _results_rerate_matches(args):
+    paths = args.files or store.match_results_files()
+    for path in paths:
+        changes = store.rerate_results_file(path, write=not args.check)
+        held = len(list(store.match_records(store.read_json(path, "results file"))))
+        print(f"{path}: " + (f"{len(changes)} of {held} match record(s) "
+                             + ("stale" if args.check else "rerated") + ": "
+                             + "; ".join(f"{w} {', '.join(f)}" for w, f in changes)
+                             if changes else f"{held} match record(s), none stale"))
+
+
 def _results_recipe(args):
     out = _results_out(args, "recipe")
     return write_result(out, recipe.measure_recipe(args.nets, sample=args.sample))
@@ -393,6 +404,15 @@ def add_results(sub):
     q.add_argument("--out", help="default: data/results/mcts_head_to_head.json")
     defaults_from(q, matches.mcts_head_to_head)
     q.set_defaults(func=_results_head_to_head)
+
+    q = which.add_parser("rerate-matches", help="recompute every stored match record's "
+                         "score, Wilson interval, Elo and summary from its wins, draws and "
+                         "losses, playing no game (after a change in how they are computed)")
+    q.add_argument("files", nargs="*", help="results files (default: every file of "
+                                            "data/results holding match records)")
+    q.add_argument("--check", action="store_true",
+                   help="only list the stale records; write nothing")
+    q.set_defaults(func=_results_rerate_matches)
 
     q = which.add_parser("net-comparison", help="the compared nets (ANN vs CNN) trained "
                                                 "alike, each to early stopping, resumable")
