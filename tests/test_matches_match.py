@@ -28,9 +28,10 @@ def test_a_clean_sweep_reports_the_elo_its_interval_proves():
     low, high = sweep.score_interval()
     assert high == pytest.approx(1.0) and 0.8 < low < 0.9
     text = sweep.summary()
-    assert f"at least {elo_difference(low):+.0f} at 95%" in text and "+inf" in text
+    assert (f"at least {elo_difference(low):+.0f}, the lower end of the 95% interval"
+            in text) and "+inf" in text
     lost = MatchResult("a", "b", wins=0, draws=0, losses=4).summary()
-    assert "every game lost: at most -" in lost
+    assert "every game lost: at most -" in lost and "upper end of the 95% interval" in lost
     assert "every game" not in MatchResult("a", "b", wins=3, draws=1, losses=0).summary()
 
 

@@ -109,9 +109,11 @@ class MatchResult:
         if math.isfinite(self.elo) and math.isfinite(self.elo_error):
             elo += f" +- {self.elo_error:.0f}"
         elif self.elo > 0:       # a clean sweep: no upper end, the interval gives the lower
-            elo += f" (every game won: at least {elo_difference(low):+.0f} at 95%)"
+            elo += (f" (every game won: at least {elo_difference(low):+.0f}, the lower end "
+                    f"of the 95% interval)")
         elif self.elo < 0:
-            elo += f" (every game lost: at most {elo_difference(high):+.0f} at 95%)"
+            elo += (f" (every game lost: at most {elo_difference(high):+.0f}, the upper end "
+                    f"of the 95% interval)")
         return (f"{self.player_a} vs {self.player_b}: +{self.wins} ={self.draws} "
                 f"-{self.losses}  score {self.score:.3f} (95% CI {low:.2f}-{high:.2f})"
                 f"  Elo {elo}")
