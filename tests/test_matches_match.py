@@ -130,7 +130,15 @@ def test_an_old_normal_interval_is_read_as_the_wilson_interval_of_the_counts():
     assert entry["interval95"] != old["ci95"] and entry["interval95"][0] < 0.488
     assert "ci95" not in entry and old["ci95"] == [0.488, 0.668]   # the input is untouched
     assert entry["interval95"] == MatchResult.from_record(old).record()["interval95"]
-    # an older Wilson interval keeps its value under today's name
-    assert read_record({**old, "score_95": [0.4, 0.7]} | {"ci95": [0.5, 0.6]})["interval95"] == [0.4, 0.7]
+    # an older name of the interval is read under today's name, with the value its counts
+    # give (a stored interval no longer the counts' Wilson interval is recomputed)
+    wilson = entry["interval95"]
+    assert read_record({**old, "score_95": wilson} | {"ci95": [0.5, 0.6]})["interval95"] == wilson
+    assert read_record({**old, "score_95": [0.4, 0.7]})["interval95"] == wilson
+    # a stale derivation never reaches the reader: a normal interval stored as interval95
+    # and the summary made from it are read as the current rule gives them
+    stale = {**MatchResult("x", "y", 36, 8, 56).record(), "interval95": [0.3081, 0.4919],
+             "summary": "x vs y: +36 =8 -56  score 0.400 (95% CI 0.31-0.49)  Elo -70 +- 67"}
+    assert read_record(stale) == MatchResult("x", "y", 36, 8, 56).record()
     with pytest.raises(ValueError, match="no wins, draws, losses"):
         read_record({"a": "x", "b": "y", "games": 4, "score": 0.5, "ci95": [0.1, 0.9]})

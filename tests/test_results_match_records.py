@@ -7,8 +7,8 @@ import pytest
 
 from chesslab.base.files import RESULTS_DIR, read_json
 from chesslab.experiments.store import (match_records, match_results_files, record_match,
-                                        rerate_results_file, rerated_record, stale_fields)
-from chesslab.matches.match import MatchResult
+                                        rerate_results_file)
+from chesslab.matches.match import MatchResult, rerated_record, stale_fields
 from chesslab.matches.rating import wilson_interval
 
 STORED = match_results_files()

@@ -129,27 +129,120 @@ _NORMAL_INTERVAL_KEY = "ci95"
 
 
 def read_record(entry: dict) -> dict:
-    """A stored match record in today's field names (a, b, interval95, ...), whatever
-    version of chesslab wrote it. ``interval95`` is always Wilson's interval: an old
-    record with only a normal interval (``ci95``) gets Wilson's from its wins, draws and
-    losses, and its ``ci95`` is dropped (a different interval under a look-alike name)."""
+    """A stored match record in today's field names (a, b, interval95, ...) and with the
+    current rule's derived fields, whatever version of chesslab wrote it: a score,
+    interval, Elo or summary its wins, draws and losses no longer give is recomputed
+    (``rerated_record``; ``interval95`` is always Wilson's interval), and an old normal
+    interval (``ci95``, a different interval under a look-alike name) is dropped."""
     out = dict(entry)
     for old, new in _LEGACY_KEYS.items():
         if old in out and new not in out:
             out[new] = out.pop(old)
     if _NORMAL_INTERVAL_KEY in out:
-        normal = out.pop(_NORMAL_INTERVAL_KEY)
-        if INTERVAL_KEY not in out:
-            missing = [k for k in ("wins", "draws", "losses") if k not in out]
-            if missing:
-                raise ValueError(f"match record {out.get('a')!r} vs {out.get('b')!r} has an "
-                                 f"old normal interval ({_NORMAL_INTERVAL_KEY}={normal}) but no "
-                                 f"{', '.join(missing)}: its Wilson interval cannot be computed; "
-                                 f"replay the match or add its counts")
-            result = MatchResult(out.get("a", "a"), out.get("b", "b"), int(out["wins"]),
-                                 int(out["draws"]), int(out["losses"]))
-            low, high = result.score_interval()
-            out[INTERVAL_KEY] = [round(low, 4), round(high, 4)] if result.n else None
+        missing = [k for k in ("wins", "draws", "losses") if type(out.get(k)) is not int]
+        if missing and INTERVAL_KEY in out:
+            del out[_NORMAL_INTERVAL_KEY]
+        elif missing:
+            raise ValueError(f"match record {out.get('a')!r} vs {out.get('b')!r} has an "
+                             f"old normal interval ({_NORMAL_INTERVAL_KEY}="
+                             f"{out[_NORMAL_INTERVAL_KEY]}) but no {', '.join(missing)}: its "
+                             f"Wilson interval cannot be computed; replay the match or add "
+                             f"its counts")
+    return rerated_record(out)
+
+
+#: The fields of a match record computed from its wins, draws and losses
+#: (``MatchResult.record``).
+DERIVED_FIELDS = ("score", INTERVAL_KEY, "elo", "elo_error", "summary")
+#: Older fields of the score's interval (``ci95``: the normal one; ``score_95``: an older
+#: name); a rerated record has ``interval95`` in their place.
+LEGACY_INTERVALS = (_NORMAL_INTERVAL_KEY, "score_95")
+#: How far a stored number may sit from the recomputed one and still agree: the rounding
+#: ``MatchResult.record`` applies (older records kept every digit).
+_TOLERANCE = {"score": 5e-5, INTERVAL_KEY: 5e-5, "elo": 0.05, "elo_error": 0.05}
+
+
+def is_match_record(obj) -> bool:
+    """Whether ``obj`` is a stored match: whole wins, draws and losses and at least one
+    field derived from them (a table of counts alone, such as a tournament's pairs, is
+    not)."""
+    return (isinstance(obj, dict)
+            and all(type(obj.get(k)) is int for k in ("wins", "draws", "losses"))
+            and any(k in obj for k in DERIVED_FIELDS + LEGACY_INTERVALS))
+
+
+def _counted(record: dict) -> MatchResult:
+    wins, draws, losses = (record[k] for k in ("wins", "draws", "losses"))
+    games = record.get("games")
+    if type(games) is int and games != wins + draws + losses:
+        raise ValueError(f"match record {_names(record)!r} has games={games} but "
+                         f"+{wins} ={draws} -{losses}: its counts disagree, so nothing can be "
+                         f"derived from them; replay the match or correct its counts")
+    a, b = _players(record)
+    return MatchResult(a, b, wins, draws, losses)
+
+
+def _names(record: dict) -> str:
+    """The players as the stored summary names them (the text before the counts; some
+    files name the setting there too), else "a vs b"."""
+    counts = f": +{record['wins']} ={record['draws']} -{record['losses']}  "
+    summary = record.get("summary")
+    if isinstance(summary, str) and counts in summary:
+        return summary.split(counts, 1)[0]
+    return " vs ".join(_players(record))
+
+
+def _players(record: dict) -> tuple[str, str]:
+    return (str(record.get("a", record.get("player", "a"))),
+            str(record.get("b", record.get("opponent", "b"))))
+
+
+def _derived(record: dict) -> dict:
+    """The derived fields of ``record`` by the current rule, its summary naming the
+    players as the stored one does."""
+    result = _counted(record)
+    current = {k: v for k, v in result.record().items() if k in DERIVED_FIELDS}
+    own = f"{result.player_a} vs {result.player_b}"
+    current["summary"] = _names(record) + current["summary"][len(own):]
+    return current
+
+
+def _agrees(key: str, stored, current) -> bool:
+    if key not in _TOLERANCE or stored is None or current is None:
+        return stored == current
+    if key == INTERVAL_KEY:
+        return (isinstance(stored, (list, tuple)) and len(stored) == 2
+                and all(_agrees("score", s, c) for s, c in zip(stored, current)))
+    return (isinstance(stored, (int, float)) and not isinstance(stored, bool)
+            and abs(stored - current) <= _TOLERANCE[key] + 1e-9)
+
+
+def stale_fields(record: dict) -> list[str]:
+    """The stored fields of a match record that its counts no longer give by the current
+    rule (beyond the rounding ``MatchResult.record`` applies): a normal interval stored as
+    Wilson's, a summary in an older format, any legacy interval field (``ci95``)."""
+    current = _derived(record)
+    return ([k for k in DERIVED_FIELDS
+             if k in record and not _agrees(k, record[k], current[k])]
+            + [k for k in LEGACY_INTERVALS if k in record])
+
+
+def rerated_record(record: dict) -> dict:
+    """``record`` with each stale field (``stale_fields``) recomputed from its counts, in its
+    place; a legacy interval becomes ``interval95``. Every other field, and a record
+    with nothing stale, is returned unchanged."""
+    if not is_match_record(record):
+        return record
+    stale = stale_fields(record)
+    if not stale:
+        return record
+    current, out = _derived(record), {}
+    for key, value in record.items():
+        if key in LEGACY_INTERVALS:
+            if INTERVAL_KEY not in record and INTERVAL_KEY not in out:
+                out[INTERVAL_KEY] = current[INTERVAL_KEY]
+        else:
+            out[key] = current[key] if key in stale else value
     return out
 
 
