@@ -54,7 +54,8 @@ ANCHOR_PATH = RESULTS_DIR / "ladder_anchor.json"
 #: Stockfish's strength limits that fix every ladder's scale (its lowest, and two above).
 ANCHOR_ELOS = (1350, 1600, 1900)
 #: Why an anchor's rating is nominal at the ladders' fraction of a second a move.
-NOMINAL = "nominal: Stockfish calibrates UCI_Elo at 60 s + 0.6 s a game"
+NOMINAL = ("nominal: Stockfish calibrates UCI_Elo at 60 s a game + 0.6 s a move (its UCI_Elo "
+           "documentation: 60s+0.6s)")
 #: The clock Stockfish calibrates ``UCI_Elo`` at: a ladder on it holds real anchors.
 CALIBRATION_TC = "60+0.6"
 
