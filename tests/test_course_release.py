@@ -9,8 +9,13 @@ environment and imported from there. Set CHESSLAB_FRESH_VENV=1 for an environmen
 sees nothing but what ``pip install -r requirements.txt`` puts in it (slower: every
 dependency is installed).
 """
+import ast
+import functools
+import importlib
+import importlib.util
 import inspect
 import os
+import pkgutil
 import re
 import shutil
 import site
@@ -27,7 +32,6 @@ pytest.importorskip("nbgrader", reason="the course commands need nbgrader: "
 
 from chesslab.base.files import DATA_DIR  # noqa: E402
 from chesslab.course.exercises import alphabeta  # noqa: E402
-from chesslab.course.exercises.minimax import perft  # noqa: E402
 from chesslab.course.release import (MARKERS, REPO_DIR, SHIPPED_DATA, TEACHER_TAG,  # noqa: E402
                                      _pins, answer_leaks, answer_regions, release,
                                      source_notebooks, student_version)
@@ -257,28 +261,82 @@ def test_a_name_defined_only_in_a_teacher_cell_is_seen():
     assert teacher_only_names(nb) == {"backup": 2}
 
 
+def _own_work_references(module) -> dict:
+    """{checker name: [reference functions]} read from ``module``'s source: every
+    ``own_work(fn, ref1, ref2, ...)`` call inside a top-level function (its checker), the
+    arguments after the first resolved as dotted names in the module's namespace, with the
+    imports made inside that function, and a ``*refs`` expanded from the function's own
+    ``refs = (...)``. The checkers switch these off at grading, so they are the one list
+    of what a graded exercise's reference is."""
+    found = {}
+    for top in ast.parse(inspect.getsource(module)).body:
+        names = dict(vars(module))
+        for node in ast.walk(top):
+            if isinstance(node, ast.ImportFrom):
+                names.update((a.asname or a.name,
+                              getattr(importlib.import_module(node.module), a.name))
+                             for a in node.names)
+            elif isinstance(node, ast.Import):
+                names.update((a.asname or a.name.split(".")[0],
+                              importlib.import_module(a.name if a.asname else
+                                                      a.name.split(".")[0]))
+                             for a in node.names)
+        tuples = {t.id: node.value.elts for node in ast.walk(top) if isinstance(node, ast.Assign)
+                  and isinstance(node.value, (ast.Tuple, ast.List))
+                  for t in node.targets if isinstance(t, ast.Name)}
+        for call in ast.walk(top):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                    and call.func.id == "own_work"):
+                continue
+            where = f"{module.__name__}.{getattr(top, 'name', '<module>')}"
+            for arg in call.args[1:]:
+                starred = isinstance(arg, ast.Starred)
+                assert not starred or arg.value.id in tuples, (
+                    f"{where}: own_work(..., *{ast.unparse(arg.value)}) is not a tuple the "
+                    "checker assigns; name the references so this test can find them")
+                for ref in tuples[arg.value.id] if starred else [arg]:
+                    dotted = ast.unparse(ref)
+                    assert re.fullmatch(r"\w+(\.\w+)*", dotted), (
+                        f"{where}: own_work(..., {dotted}) is not a dotted name; give the "
+                        "reference by name so this test can find it")
+                    first, *rest = dotted.split(".")
+                    function = functools.reduce(getattr, rest, names[first])
+                    found.setdefault(getattr(top, "name", "<module>"), []).append(
+                        inspect.unwrap(function))
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _checker_notebooks() -> dict:
+    """{checker name: notebooks (stems) whose graded cells call it}."""
+    where = {}
+    for path in source_notebooks():
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade"):
+                for name in re.findall(r"\b(check_\w+)\s*\(", cell.source):
+                    where.setdefault(name, set()).add(path.stem)
+    return where
+
+
+@functools.lru_cache(maxsize=None)
+def _references() -> dict:
+    """{reference function: (the checkers that switch it off, the notebooks that grade
+    them)}, from the ``own_work`` calls of every checker module (no hand-kept list)."""
+    from chesslab.course import exercises
+    found = {}
+    for info in pkgutil.iter_modules(exercises.__path__):
+        module = importlib.import_module(f"{exercises.__name__}.{info.name}")
+        for checker, functions in _own_work_references(module).items():
+            for function in functions:
+                checkers, notebooks = found.setdefault(function, (set(), set()))
+                checkers.add(f"{info.name}.{checker}")
+                notebooks.update(_checker_notebooks().get(checker, ()))
+    return found
+
+
 def _reference_functions():
     """Every exercise's reference, the code a release must not contain."""
-    from chesslab import nn
-    from chesslab.board import encoding
-    from chesslab.datasets import records
-    from chesslab.evaluators.bayes import GaussianNB
-    from chesslab.evaluators.handwritten import MaterialEvaluator
-    from chesslab.evaluators.features import StandardScaler
-    from chesslab.evaluators.policy_value import policy_value_loss
-    from chesslab.matches.rating import elo_difference, wilson_interval
-    from chesslab.search import mcts, teaching
-    from chesslab.search.tree import GameTree
-    from chesslab.board.moves import piece_changes
-    from chesslab.evaluators import neural, teaching as evaluator_teaching
-    return [encoding.thesis_vector, encoding.planes14, nn.Dense.backward, nn.conv2d_naive,
-            nn.MaxPool2D.forward, records.sample_plies, perft, GameTree._back_up,
-            GameTree.alphabeta, teaching.quiesce, wilson_interval, GaussianNB.fit,
-            MaterialEvaluator.evaluate, encoding.move_to_index, mcts.puct_select,
-            neural.expected_score, neural.target_to_cp, piece_changes,
-            evaluator_teaching.update_accumulator, nn.Residual.forward, nn.BatchNorm.forward,
-            teaching.backup, policy_value_loss, elo_difference, alphabeta.mvv_lva_order,
-            StandardScaler.fit]
+    return list(_references())
 
 
 def _body_lines(function):
@@ -374,23 +432,42 @@ def _names_the_reference(expression: str, function) -> bool:
     return True
 
 
-def getsource_of_a_reference(nb) -> list:
-    """(cell index, expression) of each ``getsource(...)`` of a graded exercise's
-    reference in a cell the student sees (code or markdown: not tagged for the teacher).
-    Printing it, or telling the student how to, is the answer one cell away."""
+def getsource_of_a_reference(nb, notebook: str) -> list:
+    """(cell index, expression, the last notebook whose exercise it grades) of each
+    ``getsource(...)`` of a graded exercise's reference whose exercise is not over, in a
+    cell of ``notebook`` (a source notebook's name without .ipynb) that the student sees
+    (code or markdown: not tagged for the teacher). Printing it, or telling the student
+    how to, is the answer one cell away; the rule is in
+    ``test_no_student_cell_shows_the_source_of_a_graded_reference``."""
+    order = [p.stem for p in source_notebooks()]
+    here = order.index(notebook)
     found = []
     for index, cell in enumerate(nb.cells):
         if TEACHER_TAG in cell.metadata.get("tags", []):
             continue
         for match in _GETSOURCE.finditer(cell.source):
-            if any(_names_the_reference(match.group(1), f) for f in _reference_functions()):
-                found.append((index, match.group(1)))
+            named = [notebooks for function, (_, notebooks) in _references().items()
+                     if _names_the_reference(match.group(1), function)]
+            # over after the last notebook that grades it (any of them, when the name is
+            # several references'); one whose checker no graded cell calls is never over
+            last = max((max(map(order.index, notebooks), default=len(order))
+                        for notebooks in named), default=-1)
+            if last >= here:
+                found.append((index, match.group(1),
+                              order[last] if last < len(order) else "no notebook"))
     return found
 
 
 @pytest.mark.parametrize("path", source_notebooks(), ids=lambda p: p.stem)
 def test_no_student_cell_shows_the_source_of_a_graded_reference(path):
-    assert getsource_of_a_reference(nbformat.read(path, as_version=4)) == []
+    """A graded exercise's reference (a function its checker switches off with
+    ``own_work``) may be shown by ``getsource`` in a cell the student sees only in a
+    notebook that comes after every notebook whose exercise it grades: the exercise is
+    over by then (07 prints ``teaching.negamax``, the reference of 06's minimax, as the
+    base of alpha-beta). Never in the exercise's own notebook, where it is the answer one
+    cell away, nor in an earlier one, which the student holds while doing the exercise.
+    The teacher's copy shows it in cells tagged for the teacher, which the release drops."""
+    assert getsource_of_a_reference(nbformat.read(path, as_version=4), path.stem) == []
 
 
 def test_a_planted_getsource_of_a_reference_is_seen():
@@ -401,9 +478,60 @@ def test_a_planted_getsource_of_a_reference_is_seen():
         nbformat.v4.new_code_cell("print(inspect.getsource(type(material).evaluate))"),
         nbformat.v4.new_code_cell("print(inspect.getsource(nn.Conv2D.backward))"),  # not graded
         nbformat.v4.new_code_cell("print(inspect.getsource(teaching.quiesce))",
-                                  metadata={"tags": [TEACHER_TAG]})]
-    assert getsource_of_a_reference(nb) == [(0, "teaching.alphabeta"), (1, "GameTree._back_up"),
-                                            (2, "type(material).evaluate")]
+                                  metadata={"tags": [TEACHER_TAG]}),
+        nbformat.v4.new_code_cell("print(inspect.getsource(teaching.negamax))"),
+        nbformat.v4.new_code_cell("print(inspect.getsource(rating.wilson_interval))")]
+    minimax, alpha_beta = "06_game_tree_and_minimax", "07_alpha_beta"
+    bayes, matches, alphazero = "10_naive_bayes", "08_matches", "12_alphazero_loop"
+    # in 06: 06's own references, and those of 07, 08, 10 and 12, still to be done
+    assert getsource_of_a_reference(nb, minimax) == [
+        (0, "teaching.alphabeta", alpha_beta), (1, "GameTree._back_up", minimax),
+        (2, "type(material).evaluate", bayes), (5, "teaching.negamax", minimax),
+        (6, "rating.wilson_interval", alphazero)]
+    # in 07: 06's minimax is over (its _back_up and negamax may be shown), 07's is not
+    assert getsource_of_a_reference(nb, alpha_beta) == [
+        (0, "teaching.alphabeta", alpha_beta), (2, "type(material).evaluate", bayes),
+        (6, "rating.wilson_interval", alphazero)]
+    # wilson_interval grades 08's interval and 12's gate: after 08 it is not over yet
+    assert (6, "rating.wilson_interval", alphazero) in getsource_of_a_reference(nb, matches)
+    assert getsource_of_a_reference(nb, alphazero) == [(6, "rating.wilson_interval",
+                                                        alphazero)]
+    assert getsource_of_a_reference(nb, "13_capstone") == []
+
+
+def test_the_references_are_read_from_the_checkers_own_work_calls(tmp_path):
+    """Every reference a checker switches off is listed, with the notebook whose graded
+    cell calls that checker; a checker module's forms (a dotted name, a name imported
+    inside the checker, ``*refs``) are read."""
+    from chesslab.search import teaching
+    from chesslab.matches.rating import wilson_interval
+    from chesslab.nn import Conv2D
+    references = _references()
+    assert all(notebooks for _, notebooks in references.values()), [
+        (f.__qualname__, checkers) for f, (checkers, notebooks) in references.items()
+        if not notebooks]
+    assert references[teaching.negamax] == ({"minimax.check_minimax"},
+                                            {"06_game_tree_and_minimax"})
+    assert references[wilson_interval][1] == {"08_matches", "12_alphazero_loop"}
+    assert references[Conv2D.forward][1] == {"03_cnn_from_scratch"}
+    module = tmp_path / "planted_checkers.py"
+    module.write_text(
+        "from chesslab import nn\n"
+        "from chesslab.course.checking import own_work\n"
+        "from chesslab.search import teaching\n\n"
+        "def check_a(fn):\n"
+        "    from chesslab.matches.rating import elo_difference as elo\n"
+        "    refs = (teaching.backup, elo)\n"
+        "    return own_work(fn, *refs), own_work(fn, nn.Dense.backward)\n\n"
+        "def check_b(fn):\n"
+        "    return own_work(fn)\n")
+    spec = importlib.util.spec_from_file_location("planted_checkers", module)
+    planted = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(planted)
+    from chesslab import nn
+    from chesslab.matches.rating import elo_difference
+    assert _own_work_references(planted) == {
+        "check_a": [teaching.backup, elo_difference, nn.Dense.backward]}
 
 
 def test_the_command_line_releases_and_says_so(tmp_path, capsys):
