@@ -53,8 +53,6 @@ FACTS = [
      "rule of chess: perft from the initial position is 20, 400, 8,902"),
     (r"75-move rule", "rule of chess: FIDE Laws of Chess, article 9.6.2 (75 moves)"),
     (r"50-move rule|fifty-move", "rule of chess: FIDE Laws of Chess, article 9.3 (50 moves)"),
-    (r"Stockfish 15 accepts 1350-2850|between 1350 and 2850",
-     "Stockfish 15's UCI_Elo option: minimum 1350, maximum 2850 (its src/ucioption.cpp)"),
     (r"0\.64 (?:is|about) \+100|0\.76 (?:is|about) \+200",
      "Elo's logistic formula: 1 / (1 + 10^(-d/400)) is 0.640 at d = 100, 0.760 at d = 200"),
     (r"\$P' = 0\.75\\,P \+ 0\.25\\,\\eta\$",
