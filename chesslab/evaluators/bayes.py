@@ -11,8 +11,9 @@ independent normal distribution, so
 and Z (the same for every class) is removed with a log-sum-exp, never leaving log space.
 
 The evaluator turns the answer into a number a search can use:
-``score = SCORE_SCALE * (P(White wins) - P(Black wins))`` centipawns, so a sure White
-win is +1000, a sure Black win -1000 and "either way" 0. Checkmate is +-infinity (as in
+``score = SCORE_SCALE * (P(White wins) - P(Black wins))``, a probability gap in units of
+its own (not centipawns: +100 is not a pawn), so a sure White win is +1000,
+a sure Black win -1000 and "either way" 0. Checkmate is +-infinity (as in
 the chapter's material evaluation) and stalemate 0.
 
 One JSON file (``data/models/bayes.json``, ``python -m chesslab train bayes``) holds the
@@ -37,7 +38,8 @@ from chesslab.board.scores import checkmate_score
 #: Class labels, in the column order of every probability array: White wins, draw,
 #: Black wins (PGN result strings).
 CLASSES = ("1-0", "1/2-1/2", "0-1")
-#: Centipawns for "White surely wins": score = SCORE_SCALE * (P(1-0) - P(0-1)).
+#: The score of "White surely wins" (its own units, not centipawns):
+#: score = SCORE_SCALE * (P(1-0) - P(0-1)).
 SCORE_SCALE = 1000.0
 MODEL_PATH = MODELS_DIR / "bayes.json"
 FORMAT = "chesslab-gaussian-nb"
