@@ -42,7 +42,7 @@ def figure_registry():
                            "test split."),
         "depth_cost": (depth_cost_figure, "Decision time and positions visited vs the "
                        "depth limit: minimax, alpha-beta and the full search."),
-        "tournament": (tournament_figure, "Round robin between the evaluators."),
+        "tournament": (tournament_figure, "Round robin between the course's players."),
         "ladder": (ladder_figure, "One Elo ladder for every player, anchored on Stockfish's "
                    "UCI_Elo levels."),
     }

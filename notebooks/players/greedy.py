@@ -1,17 +1,17 @@
-"""No search at all: mate if it can, else the capture that wins the most material,
-else the move that goes nearest the centre."""
+"""No search at all: mate if it can, else the capture of the most valuable piece (whatever
+takes it), else the move that goes nearest the centre."""
 import chess
 
 NAME = "greedy"
-VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9,
-         chess.KING: 0}
+VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
 
 
-def gain(board: chess.Board, move: chess.Move) -> float:
+def taken(board: chess.Board, move: chess.Move) -> int:
+    """The value of the piece ``move`` captures; 0 for a move that captures nothing."""
+    if board.is_en_passant(move):           # the captured pawn is not on the target square
+        return VALUE[chess.PAWN]
     victim = board.piece_at(move.to_square)
-    if victim is None:                      # en passant, or not a capture
-        return 1.0 if board.is_en_passant(move) else 0.0
-    return VALUE[victim.piece_type] - 0.1 * VALUE[board.piece_at(move.from_square).piece_type]
+    return VALUE[victim.piece_type] if victim else 0
 
 
 def centrality(move: chess.Move) -> float:
@@ -27,4 +27,4 @@ def choose_move(board: chess.Board) -> chess.Move:
         board.pop()
         if mate:
             return move
-    return max(moves, key=lambda m: (gain(board, m), centrality(m)))
+    return max(moves, key=lambda m: (taken(board, m), centrality(m)))
