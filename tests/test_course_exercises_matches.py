@@ -84,3 +84,37 @@ def test_a_design_that_raises_names_the_position():
     result = check_beats_material(fails_in_the_endgame, games=1, show=False)
     assert not result.ok
     assert "raised ValueError: not ready (called with board '" in str(result)
+
+
+def test_a_design_that_calls_one_of_chesslabs_evaluators_scores_0():
+    """The evaluation must be the student's own: calling chesslab's ``pst`` gets 0 with
+    the "uses the reference" line; afterwards the evaluator works again."""
+    from chesslab.evaluators.registry import load_evaluator
+    pst = load_evaluator("pst")
+    result = check_beats_material(lambda board: pst.evaluate(board), games=2, show=False)
+    assert result.attempted and not result.ok and result.passed == 0
+    assert ("does not pass yet: uses the reference: your function called chesslab's "
+            "PSTEvaluator.evaluate") in str(result), result
+    assert pst.evaluate(chess.Board("4k3/8/8/8/8/8/8/3QK3 w - - 0 1")) > 800
+
+
+def test_every_registered_evaluator_is_switched_off_while_the_design_runs():
+    """Each evaluator class of the registry (a new one too) has its ``evaluate``, and its
+    own ``evaluate_batch``, refused inside the student's function (called unbound here,
+    so no model is loaded: a method left on would fail on ``None`` instead)."""
+    from chesslab.evaluators.base import Evaluator
+    from chesslab.evaluators.registry import EVALUATORS
+    classes = {info.evaluator for info in EVALUATORS.values()
+               if isinstance(info.evaluator, type) and issubclass(info.evaluator, Evaluator)}
+    assert len(classes) >= 6
+    for cls in classes:
+        methods = ["evaluate"] + (["evaluate_batch"] if cls.evaluate_batch is not
+                                  Evaluator.evaluate_batch else [])
+        for method in methods:
+            def calls_it(board, method=method, cls=cls):
+                return getattr(cls, method)(None, [board] if method == "evaluate_batch"
+                                            else board)
+            result = check_beats_material(calls_it, games=1, show=False)
+            refused = getattr(cls, method).__qualname__
+            assert f"uses the reference: your function called chesslab's {refused}," in \
+                str(result), (cls, method, result)

@@ -97,10 +97,22 @@ def check_beats_material(fn, games: int = 4, seed: int = 0, depth: int = 2,
     reported as "plays", not "passes the bar": those games cannot show it.
     A game ends when both sides see one of them ``resign_cp`` ahead for four plies (the
     engine testers' resign rule): a won game is not played out to mate, which at depth 2
-    is most of the time a class's grading spends here."""
+    is most of the time a class's grading spends here.
+    The evaluation must be the student's own: while ``fn`` runs, chesslab's evaluators
+    (their ``evaluate``, and ``evaluate_batch`` where a class defines its own) raise
+    ``UsesReference``, so a submission that calls one scores 0 with that line. Only
+    inside ``fn``: ``material:2``, the opponent, evaluates as usual."""
+    from chesslab.evaluators.bayes import BayesEvaluator
+    from chesslab.evaluators.handwritten import MaterialEvaluator, PSTEvaluator
+    from chesslab.evaluators.neural import NetworkEvaluator
+    from chesslab.evaluators.nnue import LinearPSTEvaluator, NNUEEvaluator
     from chesslab.matches.match import match
     from chesslab.matches.players import SearchPlayer
-    fn = own_work(fn)
+    evaluators = (MaterialEvaluator.evaluate, PSTEvaluator.evaluate, NNUEEvaluator.evaluate,
+                  LinearPSTEvaluator.evaluate, NetworkEvaluator.evaluate,
+                  NetworkEvaluator.evaluate_batch, BayesEvaluator.evaluate,
+                  BayesEvaluator.evaluate_batch)
+    fn = own_work(fn, *evaluators)
     shown = {}
 
     def measure():
