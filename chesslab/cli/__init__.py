@@ -5,7 +5,7 @@
     train    {nets, bayes, bootstrap, supervised, recalibrate, selfplay}  models into data/models
     results  {evaluators, depth-cost, tournament, ladder, event-ladder, match, recipe, bayes,
               bayes-matches, mcts-matches, mcts-tuning, network-steps, mcts-head-to-head,
-              net-comparison}
+              rerate-matches, net-comparison}
                                                      data/results/*.json
     match    --white SPEC --black SPEC --games N     a match, with a score and an Elo estimate
     bestmove --fen FEN --player SPEC                 one search, its move and its line

@@ -17,6 +17,7 @@ measured here, once, by a named command, and the figures and notebooks read the 
     python -m chesslab results mcts-tuning     # MCTS settings on held-out labelled positions
     python -m chesslab results network-steps   # what each step of a network's making bought
     python -m chesslab results mcts-head-to-head --a NEW.json --b OLD.json
+    python -m chesslab results rerate-matches  # stored match records' intervals from their counts
     python -m chesslab results net-comparison  # ANN vs CNN trained alike, to early stopping
 
 Long runs survive being stopped: ``parallel.resumable_map`` appends every finished job (a pair of
