@@ -37,7 +37,7 @@ def figure_registry():
                                            "planes9: Giuoco Piano after 8...d5 (White to move)"),
                     "The actor-critic's 9 input planes of the same position."),
         "training_curves": (training_curves_figure, "The shipped ANNs' and CNNs' "
-                            "validation curves, each run to its own epoch cap."),
+                            "validation curves, each with its own epoch cap."),
         "accuracy_table": (accuracy_table_figure, "Accuracy of every evaluator on the same "
                            "test split."),
         "depth_cost": (depth_cost_figure, "Decision time and positions visited vs the "

@@ -163,8 +163,9 @@ def saved_model_figure(kind="ann"):
 def training_curves_figure(names=("ann64", "cnn64", "ann", "cnn")):
     """The shipped ANNs and CNNs: validation loss and accuracy per epoch, read from the
     training history stored in each model file; each net labelled with its title in the
-    registry. Each ran to its own epoch cap, so these curves show how each net learned,
-    not which is better: ``comparison_curves_figure`` draws the nets trained alike."""
+    registry. Each had its own epoch cap (some stopped early, some at the cap), so these
+    curves show how each net learned, not which is better: ``comparison_curves_figure``
+    draws the nets trained alike."""
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(9.5, 3.6))
     drawn = 0
     for name in names:
@@ -187,7 +188,7 @@ def training_curves_figure(names=("ann64", "cnn64", "ann", "cnn")):
     for ax in (ax_loss, ax_acc):
         ax.grid(alpha=0.3)
     ax_acc.legend(fontsize=7)
-    fig.suptitle("the shipped ANNs and CNNs (each to its own epoch cap)", fontsize=10)
+    fig.suptitle("the shipped ANNs and CNNs (each with its own epoch cap)", fontsize=10)
     fig.tight_layout()
     return fig
 
