@@ -130,18 +130,11 @@ def _in_order(executor: Executor, function, jobs):
 
 
 def _as_finished(function, jobs, workers, on_result) -> list:
-    """``parallel_map`` with ``on_result`` called in the order the jobs finish."""
-    if not isinstance(workers, Executor) and (isinstance(workers, bool) or workers < 1):
-        raise ValueError(f"workers must be a number of processes (1 or more) or a "
-                         f"concurrent.futures.Executor, got {workers!r}")
+    """``parallel_map`` with ``on_result`` called in the order the jobs finish (``workers``
+    an Executor or a count above 1: ``parallel_map`` checked it)."""
     with contextlib.ExitStack() as stack:
-        if isinstance(workers, Executor):
-            executor = workers
-        else:
-            stack.enter_context(_one_thread_in_children())
-            executor = stack.enter_context(ProcessPoolExecutor(
-                min(workers, len(jobs)), mp_context=multiprocessing.get_context("spawn"),
-                initializer=_exit_with_parent, initargs=(os.getpid(),)))
+        executor = (workers if isinstance(workers, Executor)
+                    else stack.enter_context(_process_pool(workers, len(jobs))))
         futures = {executor.submit(function, copy.deepcopy(job)): i
                    for i, job in enumerate(jobs)}
         out = [None] * len(jobs)
@@ -155,13 +148,21 @@ def _as_finished(function, jobs, workers, on_result) -> list:
     return out
 
 
-def _in_processes(function, jobs, workers, chunksize):
-    """Yield the results in job order from a pool of fresh processes (closed at the end)."""
-    context = multiprocessing.get_context("spawn")   # the same on Linux, macOS, Windows
+@contextlib.contextmanager
+def _process_pool(workers: int, jobs: int):
+    """A pool of at most ``workers`` fresh processes (spawned, the same on Linux, macOS and
+    Windows), each on one BLAS thread and stopping with the run that started it."""
+    context = multiprocessing.get_context("spawn")
     with _one_thread_in_children(), \
-            ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context,
+            ProcessPoolExecutor(min(workers, jobs), mp_context=context,
                                 initializer=_exit_with_parent,
                                 initargs=(os.getpid(),)) as pool:
+        yield pool
+
+
+def _in_processes(function, jobs, workers, chunksize):
+    """Yield the results in job order from a pool of fresh processes (closed at the end)."""
+    with _process_pool(workers, len(jobs)) as pool:
         yield from pool.map(function, jobs, chunksize=chunksize)
 
 
