@@ -1,6 +1,7 @@
 """course.exercises.mcts: the checkers of notebook 11: a right answer passes, a
 typical mistake is caught, an untouched stub is "not attempted"."""
 import math
+import types
 
 import numpy as np
 
@@ -65,3 +66,62 @@ def test_alphazero_loss_checker():
         return value, policy, l2 / 2
     assert not check_alphazero_loss(half_l2, cases=6, show=False).ok
     not_attempted(check_alphazero_loss, cases=2)
+
+
+class _Walkable:
+    """A checker's node as ``MCTS._backup`` walks it (no child yet, nothing proven)."""
+
+    def __init__(self, node):
+        self.node, self.children, self.terminal = node, [None] * len(node.N), None
+
+    N = property(lambda self: self.node.N)
+    W = property(lambda self: self.node.W)
+
+
+def _refused(result, name):
+    assert result.passed == 0, result
+    assert result.first_failure.startswith(
+        f"uses the reference: your function called chesslab's {name},"), result
+
+
+def test_an_answer_that_calls_chesslab_scores_nothing():
+    """Each of the notebook's references, and the second copy of the backup in
+    ``MCTS`` and the losses ``policy_value_loss`` is made of, is switched off while the
+    student's function runs: calling one fails every case with a line that says so."""
+    from chesslab.evaluators.policy_value import policy_value_loss
+    from chesslab.nn import losses
+    from chesslab.search import mcts, teaching
+
+    _refused(check_puct_select(lambda q, n, p, c: mcts.puct_select(q, n, p, c), show=False),
+             "puct_select")
+    _refused(check_mcts_backup(teaching.backup, show=False), "backup")
+
+    def real_backup(path, value):
+        mcts.MCTS(virtual_loss=0.0, solve=False)._backup(
+            [(_Walkable(node), a) for node, a in path], value)
+    _refused(check_mcts_backup(real_backup, show=False), "MCTS._backup")
+
+    def l2(weights, c):
+        return c * sum(float(np.sum(w * w)) for w in weights)
+
+    def from_losses(logits, v, pi, z, mask, weights, c):
+        return (losses.mse(v, z)[0], losses.softmax_cross_entropy(logits, pi, mask)[0],
+                l2(weights, c))
+    _refused(check_alphazero_loss(from_losses, cases=2, show=False), "mse")
+
+    def from_log_softmax(logits, v, pi, z, mask, weights, c):
+        log_p = losses.log_softmax(logits, mask)
+        return (np.mean((z - v) ** 2), np.mean(-np.sum(np.where(mask, pi * log_p, 0), 1)),
+                l2(weights, c))
+    _refused(check_alphazero_loss(from_log_softmax, cases=2, show=False), "log_softmax")
+
+    class Leaf:
+        def __init__(self, w):
+            self.params = {"W": w}
+
+    def through_the_loss(logits, v, pi, z, mask, weights, c):
+        net = types.SimpleNamespace(forward=lambda x: (logits, v),
+                                    leaves=lambda: [Leaf(w) for w in weights])
+        _, parts = policy_value_loss(net, None, pi, z, mask, c=c, backward=False)
+        return parts["value"], parts["policy"], parts["l2"]
+    _refused(check_alphazero_loss(through_the_loss, cases=2, show=False), "policy_value_loss")

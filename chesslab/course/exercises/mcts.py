@@ -50,8 +50,10 @@ def _reference_backup(path, value):
 def check_mcts_backup(fn, cases: int = 40, seed: int = 0, show=True) -> CheckResult:
     """``fn(path, value)`` updates the nodes of ``path`` (a list of (node, move index)
     from the root down; ``value`` is for the side to move at the leaf) in place, as
-    ``chesslab.search.teaching.backup`` does; paths of 1 to 7 plies."""
-    rng, fn = np.random.default_rng(seed), own_work(fn, teaching.backup, _reference_backup)
+    ``chesslab.search.teaching.backup`` does; paths of 1 to 7 plies. Both of chesslab's
+    backups are switched off while ``fn`` runs: the teaching one and ``MCTS._backup``."""
+    rng, fn = (np.random.default_rng(seed),
+               own_work(fn, teaching.backup, mcts.MCTS._backup, _reference_backup))
 
     def make(i):
         length = 1 + i % 7
@@ -102,9 +104,13 @@ def _loss_cases(cases, seed):
 def check_alphazero_loss(fn, cases: int = 12, seed: int = 0, show=True) -> CheckResult:
     """``fn(logits, v, pi, z, mask, weights, c) -> (value, policy, l2)``: the three parts
     of ``(z - v)^2 - pi . log p + c ||theta||^2`` for a batch (means over the batch,
-    p the softmax over the legal moves), against ``policy_value_loss``."""
+    p the softmax over the legal moves), against ``policy_value_loss``. The losses it is
+    made of (``chesslab.nn.losses``: ``mse``, ``softmax_cross_entropy``, ``log_softmax``,
+    which ``softmax`` calls) are switched off with it while ``fn`` runs."""
     from chesslab.evaluators.policy_value import policy_value_loss
-    fn = own_work(fn, policy_value_loss)
+    from chesslab.nn import losses
+    fn = own_work(fn, policy_value_loss, losses.mse, losses.softmax_cross_entropy,
+                  losses.log_softmax)
 
     def compare(case):
         net, x, logits, v, pi, z, mask, c = case
