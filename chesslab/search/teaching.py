@@ -127,7 +127,7 @@ def simulation(root: MCTSNode, board: chess.Board, net, c_puct: float = 1.5) -> 
     ``MCTS.search``; the real one (``MCTS._run_batch``) adds a batch of simulations per
     network call, with virtual losses to spread them and a cut when two meet at one leaf,
     exact results that climb the tree, root noise and first-play urgency.
-    ``tests/test_search_teaching.py`` checks that N simulations build the same tree as
+    chesslab's tests check that N simulations build the same tree as
     ``MCTS(net, batch_size=1, solve=False)``.
     """
     node, path = root, []
