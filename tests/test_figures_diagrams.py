@@ -34,7 +34,12 @@ def test_alphabeta_windows_figure_shows_bounds_and_pruned_nodes():
 
 def test_elo_figure_and_loop_draw():
     assert figures.elo_figure(games=(20,)).axes
-    assert any("55%" in t for t in _texts(figures.alphazero_loop_figure()))
+    latest = _texts(figures.alphazero_loop_figure())
+    assert any("55%" in t for t in latest)
+    assert any(t.startswith("latest network (the trainee)") for t in latest)
+    best = _texts(figures.alphazero_loop_figure(player="best"))
+    assert any(t.startswith("best network plays itself") for t in best)
+    assert "next iteration" in best and not any("latest" in t for t in best)
     plt.close("all")
 
 

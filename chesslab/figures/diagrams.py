@@ -197,12 +197,17 @@ def network_figure(net, ax=None):
     return ax.figure
 
 
-def alphazero_loop_figure(gate=0.55, ax=None):
-    """The AlphaZero loop: self-play fills a replay buffer, a trainee learns from it,
-    the arena keeps the better network, and the best plays the next games."""
+def alphazero_loop_figure(gate=0.55, player="latest", ax=None):
+    """The loop of ``selfplay.train_selfplay``: self-play fills a replay buffer, a trainee
+    learns from it, the arena keeps the better network as the best. ``player`` is who
+    plays the next games, as its setting of that name: "latest" (the trainee, as in
+    AlphaZero) or "best" (the gated best, as in AlphaGo Zero)."""
+    if player not in ("latest", "best"):
+        raise ValueError(f"player must be 'latest' or 'best', not {player!r}")
     if ax is None:
-        _, ax = plt.subplots(figsize=(9, 4))
-    stages = {"self-play": (0, 1, "best network plays itself\n(MCTS, noise, temperature)"),
+        _, ax = plt.subplots(figsize=(9, 4.4))
+    who = "latest network (the trainee)\n" if player == "latest" else "best network "
+    stages = {"self-play": (0, 1, f"{who}plays itself\n(MCTS, noise, temperature)"),
               "buffer": (3, 1, "replay buffer\n(position, visit share π, result z)"),
               "train": (6, 1, "train the trainee\n(z − v)² − π·log p + c‖θ‖²"),
               "arena": (6, -1, f"arena: trainee vs best\nboth colours, accept if > {gate:.0%}"),
@@ -216,7 +221,8 @@ def alphazero_loop_figure(gate=0.55, ax=None):
         ax.text(x, y, text, ha="center", va="center", fontsize=8)
     links = [("self-play", "buffer", "games"), ("buffer", "train", "samples"),
              ("train", "arena", "trainee"), ("arena", "best", "winner"),
-             ("best", "self-play", "next iteration"), ("best", "measure", "")]
+             ("best", "measure", "")] + ([("best", "self-play", "next iteration")]
+                                          if player == "best" else [])
     for a, b, label in links:
         (xa, ya, _), (xb, yb, _) = stages[a], stages[b]
         if ya == yb:
@@ -231,10 +237,16 @@ def alphazero_loop_figure(gate=0.55, ax=None):
         if label:
             ax.text((start[0] + end[0]) / 2, (start[1] + end[1]) / 2 + 0.12, label,
                     ha="center", va="bottom", fontsize=7, color="#555555")
+    if player == "latest":      # the trainee goes on playing, accepted or not
+        ax.add_patch(FancyArrowPatch((6, 1.55), (0, 1.55), arrowstyle="-|>",
+                                     mutation_scale=14, color="#555555",
+                                     connectionstyle="arc3,rad=0.12"))
+        ax.text(3, 1.98, "next iteration: the trainee plays on, accepted or not",
+                ha="center", va="bottom", fontsize=7, color="#555555")
     ax.set_xlim(-1.6, 7.6)
-    ax.set_ylim(-1.7, 1.7)
+    ax.set_ylim(-1.7, 2.3)
     ax.axis("off")
-    ax.set_title("One AlphaZero iteration", fontsize=10)
+    ax.set_title(f"One iteration of the loop (self-play by the {player} network)", fontsize=10)
     return ax.figure
 
 
