@@ -48,6 +48,29 @@ def test_match_alternates_colours_and_writes_pgn(tmp_path):
     assert games[0].headers["Opening"] == games[1].headers["Opening"]
 
 
+def test_a_stopped_match_keeps_the_games_a_full_one_plays_first():
+    """``stop`` is asked after each game; the games before it are those of the full match."""
+    full = match("alphabeta:1", "random", games=4, max_plies=30, seed=3, progress=False)
+    asked = []
+
+    def after_two(result):
+        asked.append(result.n)
+        return result.n == 2
+    stopped = match("alphabeta:1", "random", games=4, max_plies=30, seed=3, progress=False,
+                    stop=after_two)
+    assert asked == [1, 2] and stopped.n == 2
+    assert [str(g) for g in stopped.games] == [str(g) for g in full.games[:2]]
+    first_two = MatchResult("a", "b")
+    for game, a_is_white in zip(full.games[:2], (True, False)):
+        white_points = {"1-0": 1.0, "0-1": 0.0}.get(game.headers["Result"], 0.5)
+        first_two.add(white_points if a_is_white else 1 - white_points)
+    assert (stopped.wins, stopped.draws, stopped.losses) == (
+        first_two.wins, first_two.draws, first_two.losses)
+    never = match("alphabeta:1", "random", games=2, max_plies=30, seed=3, progress=False,
+                  stop=lambda result: False)
+    assert [str(g) for g in never.games] == [str(g) for g in full.games[:2]]
+
+
 def test_senseless_match_settings_are_refused():
     with pytest.raises(ValueError, match="at least 1 game"):
         match("random", "random", games=0, progress=False)

@@ -248,7 +248,8 @@ def rerated_record(record: dict) -> dict:
 
 def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
           max_plies: int = 400, progress: bool = True, pgn_path=None,
-          resign_cp: float | None = None, time_control: str | None = None) -> MatchResult:
+          resign_cp: float | None = None, time_control: str | None = None,
+          stop=None) -> MatchResult:
     """``games`` games a vs b: colours alternate, each opening is played from both sides.
 
     Players may be specs (made here with ``seed`` and closed at the end) or players.
@@ -257,6 +258,8 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
     player's own time or depth per move. The PGN destination is checked before the first
     game; if a game fails (an engine dies, Ctrl-C), the games already finished are still
     written to ``pgn_path`` and kept on the exception as ``exc.match_result``.
+    ``stop(result) -> bool``, asked after each game: True ends the match there, with
+    the games played so far (a grader whose verdict the remaining games cannot change).
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"a match needs at least 1 game, got games={games!r}")
@@ -282,6 +285,8 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
                              round_=str(i + 1), resign_cp=resign_cp, clock=clock)
             result.add(points(game.headers["Result"], chess.WHITE if white is pa else chess.BLACK))
             result.games.append(game)
+            if stop is not None and i + 1 < games and stop(result):
+                break
     except BaseException as exc:
         # Keep what was played: the finished games go to the PGN file and on the error.
         exc.match_result = result
