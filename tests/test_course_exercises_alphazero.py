@@ -36,3 +36,25 @@ def test_gate_checker():
         return _gate(w, 0, l + d)
     assert not check_gate(draws_as_losses, show=False).ok
     not_attempted(check_gate)
+
+
+def test_calling_chesslabs_own_function_scores_0():
+    """The notebook tells the student so: each checker switches its reference off while
+    the student's function runs, and a call into it fails every case with the "uses the
+    reference" line; afterwards the reference works again."""
+    from chesslab.matches import rating
+    from chesslab.training import selfplay
+
+    def gate_by_wilson(w, d, l):
+        return (w + d / 2) / (w + d + l) > 0.55, *rating.wilson_interval(w + d / 2, w + d + l)
+    result = check_gate(gate_by_wilson, show=False)
+    assert result.attempted and result.passed == 0
+    assert "uses the reference: your function called chesslab's wilson_interval" in str(result)
+    assert rating.wilson_interval(60, 100)[0] > 0.5
+
+    def targets_by_result_for(result, turns):
+        return [selfplay.result_for(result, t == "w") for t in turns]
+    result = check_value_targets(targets_by_result_for, show=False)
+    assert result.attempted and result.passed == 0
+    assert "uses the reference: your function called chesslab's result_for" in str(result)
+    assert selfplay.result_for("1-0", True) == 1
