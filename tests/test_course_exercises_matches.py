@@ -1,14 +1,17 @@
 """course.exercises.matches: the checkers of notebook 08: a right answer passes, a
 typical mistake is caught, an untouched stub is "not attempted"."""
 import math
+import random
 import re
+from pathlib import Path
 
 import chess
+import nbformat
 import pytest
 
 from chesslab.matches import rating
 from chesslab.course.exercises.matches import (check_beats_material, check_elo_difference,
-                                               check_wilson_interval)
+                                               check_wilson_interval, decided)
 from tests.checker_helpers import not_attempted, twin
 
 
@@ -118,3 +121,71 @@ def test_every_registered_evaluator_is_switched_off_while_the_design_runs():
             refused = getattr(cls, method).__qualname__
             assert f"uses the reference: your function called chesslab's {refused}," in \
                 str(result), (cls, method, result)
+
+
+def test_a_match_is_decided_only_when_no_result_of_the_games_left_changes_the_verdict():
+    """``decided`` against every outcome of the games left (win, draw or loss each): it
+    says "decided" exactly when all of them give the same pass or fail."""
+    for games in (1, 2, 3, 8):
+        for bar in (0.5, 0.6):
+            for played in range(games + 1):
+                for points in (j / 2 for j in range(2 * played + 1)):
+                    left = games - played
+                    verdicts = {points + j / 2 > bar * games for j in range(2 * left + 1)}
+                    assert decided(points, played, games, bar) == (len(verdicts) == 1), (
+                        games, bar, played, points)
+
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "08_matches.ipynb"
+
+
+def _graded_cell_and_reference():
+    """Notebook 08's graded cell (its source) and its solution of ``my_evaluation``."""
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c
+             for c in nbformat.read(NOTEBOOK, as_version=4).cells}
+    space = {"chess": chess}
+    exec(cells["my_evaluation"].source, space)
+    return cells["test_my_evaluation"].source, space["my_evaluation"]
+
+
+#: the graded match of notebook 08 (its hidden test); the next test checks they agree
+GRADED = dict(games=8, seed=130, until_decided=True)
+
+
+def test_the_graded_match_stops_early_passes_the_reference_and_fails_material():
+    """At the graded settings, stopping once the verdict is settled: the notebook's
+    reference passes before the 8th game; the mistakes the full match fails still fail
+    (material counted the student's way, a random evaluation, chesslab's pst called)."""
+    source, reference = _graded_cell_and_reference()
+    assert "games=8, seed=130" in source and "until_decided=True" in source, source
+    good = check_beats_material(reference, show=False, **GRADED)
+    assert good.ok, good
+    played = int(re.search(r"after (\d) of the 8 games: already more than 4 of 8", str(good))
+                 .group(1))
+    assert played < 8 and f"so the other {8 - played} were not played" in str(good), good
+
+    def material(board):
+        if board.is_checkmate():
+            return -100_000 if board.turn == chess.WHITE else 100_000
+        return sum(VALUES[p.piece_type] * (1 if p.color == chess.WHITE else -1)
+                   for p in board.piece_map().values() if p.piece_type != chess.KING)
+    same_as_material = check_beats_material(material, show=False, **GRADED)
+    assert not same_as_material.ok and "even if it wins the other" in str(same_as_material), \
+        same_as_material
+    noise = random.Random(0)
+    at_random = check_beats_material(lambda board: noise.uniform(-100, 100), show=False,
+                                     **GRADED)
+    assert not at_random.ok and at_random.attempted, at_random
+
+    from chesslab.evaluators.registry import load_evaluator
+    pst = load_evaluator("pst")
+    calls_pst = check_beats_material(lambda board: pst.evaluate(board), show=False, **GRADED)
+    assert calls_pst.passed == 0 and "uses the reference" in str(calls_pst), calls_pst
+
+
+def test_a_match_played_to_the_end_says_no_game_was_left_out():
+    """Without ``until_decided`` every game is played (the visible check and the 8-game
+    estimate a student can run): a decided score does not cut it short."""
+    assert decided(0, 2, 3, 0.5)            # two lost games would settle it
+    lost = check_beats_material(lambda board: 0, games=3, seed=5, depth=1, show=False)
+    assert not lost.ok and "of 3 points" in str(lost) and "not played" not in str(lost), lost

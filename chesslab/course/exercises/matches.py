@@ -87,9 +87,16 @@ def _measured(name, measure, show):
     return result
 
 
+def decided(points: float, played: int, games: int, bar: float) -> bool:
+    """Whether ``points`` from the first ``played`` of ``games`` games already settle "more
+    than ``bar`` of the points": every result of the games left gives the same verdict
+    (the points are already above the bar, or stay at most at it even if all are won)."""
+    return points > bar * games or points + (games - played) <= bar * games
+
+
 def check_beats_material(fn, games: int = 4, seed: int = 0, depth: int = 2,
                          max_plies: int = 160, bar: float = 0.5, resign_cp: float = 400,
-                         show=True) -> CheckResult:
+                         show=True, until_decided: bool = False) -> CheckResult:
     """A design exercise: ``fn(board) -> centipawns (White's view)`` searched at ``depth``
     plays ``games`` seeded games against ``material:2``; it passes when it scores more
     than ``bar`` of the points. The line says the score, its 95% interval and the gap.
@@ -101,7 +108,10 @@ def check_beats_material(fn, games: int = 4, seed: int = 0, depth: int = 2,
     The evaluation must be the student's own: while ``fn`` runs, chesslab's evaluators
     (their ``evaluate``, and ``evaluate_batch`` where a class defines its own) raise
     ``UsesReference``, so a submission that calls one scores 0 with that line. Only
-    inside ``fn``: ``material:2``, the opponent, evaluates as usual."""
+    inside ``fn``: ``material:2``, the opponent, evaluates as usual.
+    ``until_decided``: the match stops once the games left cannot change pass or fail
+    (``decided``), the verdict of all ``games`` without the games that cannot matter (a
+    grader's saving); the line then says how many were played and why the rest were not."""
     from chesslab.evaluators.bayes import BayesEvaluator
     from chesslab.evaluators.handwritten import MaterialEvaluator, PSTEvaluator
     from chesslab.evaluators.neural import NetworkEvaluator
@@ -117,19 +127,29 @@ def check_beats_material(fn, games: int = 4, seed: int = 0, depth: int = 2,
 
     def measure():
         yours = SearchPlayer(FunctionEvaluator(fn), depth=depth, name=f"yours:{depth}")
+        stop = ((lambda so_far: decided(so_far.wins + so_far.draws / 2, so_far.n, games,
+                                        bar)) if until_decided else None)
         result = match(yours, "material:2", games=games, seed=seed, max_plies=max_plies,
-                       progress=False, resign_cp=resign_cp)
-        points = result.wins + result.draws / 2
-        low, high = wilson_interval(points, games)
-        line = (f"{points:g} of {games} points (+{result.wins} ={result.draws} "
-                f"-{result.losses}, 95% interval {low:.2f}-{high:.2f}); the bar: more than "
+                       progress=False, resign_cp=resign_cp, stop=stop)
+        points, played = result.wins + result.draws / 2, result.n
+        low, high = wilson_interval(points, played)
+        line = (f"{points:g} of {played} points (+{result.wins} ={result.draws} "
+                f"-{result.losses}, 95% interval {low:.2f}-{high:.2f})")
+        ok = points > bar * games
+        if played < games:
+            left = games - played
+            line += (f" after {played} of the {games} games: " + (
+                f"already more than {bar * games:g} of {games} points" if ok else
+                f"at most {points + left:g} of {games} points even if it wins the other "
+                f"{left}") + f", so the other {left} were not played; the bar: more than "
                 f"{bar:.0%}")
-        ok = points / games > bar
-        if not ok:
-            line += f", {math.floor(bar * games - points) + 0.5:g} points short"
-        elif low <= bar:
+        else:
+            line += f"; the bar: more than {bar:.0%}"
+            if not ok:
+                line += f", {math.floor(bar * games - points) + 0.5:g} points short"
+        if ok and low <= bar:
             shown["verdict"] = "plays"
-            line += (f", but {games} games cannot show it: their 95% interval still holds "
+            line += (f", but {played} games cannot show it: their 95% interval still holds "
                      f"{bar:.2f}")
         return ok, line
     result = _measured("scores more than half against material:2", measure, show=False)
