@@ -39,6 +39,16 @@ def test_the_cases_hold_every_kind_of_move():
         assert sum(kind[k] for kind in kinds) >= 2
 
 
+@pytest.mark.parametrize("seed", [11, 111])
+def test_every_case_move_is_legal_in_its_position(seed):
+    """The cases keep positions without their move history (a cheaper copy): castling
+    rights and the en passant square must come along, or these moves turn illegal."""
+    pairs = nnue_move_cases(300, seed)
+    assert all(board.is_legal(move) for board, move in pairs)
+    assert any(board.is_en_passant(move) for board, move in pairs)
+    assert any(board.is_castling(move) for board, move in pairs)
+
+
 @pytest.mark.parametrize("mistake", ["castling", "en passant", "promotion"])
 def test_accumulator_update_right_and_planted_mistakes(mistake):
     assert check_accumulator_update(update, show=False).ok

@@ -47,7 +47,7 @@ def nnue_move_cases(count: int, seed: int):
             special = [m for m in moves if board.is_capture(m) or m.promotion
                        or board.is_castling(m)]
             move = rng.choice(special if special and rng.random() < 0.5 else moves)
-            pairs.append((board.copy(), move))
+            pairs.append((board.copy(stack=False), move))   # the position; no history needed
             board.push(move)
     return pairs
 
@@ -84,10 +84,10 @@ def check_accumulator_update(fn, cases: int = 300, seed: int = 11, show=True) ->
 
     def compare(pair):
         board, move = pair
-        after = board.copy()
+        after = board.copy(stack=False)
         after.push(move)
         acc = evaluator.accumulator(board)
-        mine = fn(given, acc.copy(), board.copy(), move)
+        mine = fn(given, acc.copy(), board.copy(stack=False), move)
         problem = close_arrays(mine, evaluator.accumulator(after), "accumulator", atol=1e-9)
         return problem and f"{board.san(move)} ({move.uci()}) in {board.fen()}: {problem}"
     return run_cases("accumulator update", nnue_move_cases(cases, seed), compare, show)
