@@ -87,8 +87,12 @@ FACTS = [
     (r"the games took 12 min 32 s, the random positions 8 min 20 s, the depth-10 labels "
      r"67 min and the depth-8 extension 14 min 17 s \(about 102 min in all\)",
      "data/README.md (the maintainers' measurement when data/positions.npz was made, not "
-     "shipped to students): table 'Measured' (12 min 32 s, 8 min 20 s, 67 min) and the "
-     "`data extend` paragraph (14 min 17 s); their sum is 102 min"),
+     "shipped to students, so notebook 04 says 'measured once when the shipped data was "
+     "built'): table 'Measured' (12 min 32 s, 8 min 20 s, 67 min) and the `data extend` "
+     "paragraph (14 min 17 s); their sum is 102 min"),
+    (r"UCI_Elo type spin default 1350 min 1350 max 2850",
+     "Stockfish 15.1's reply to `uci` (its UCI_Elo option; notebook 04 prints the installed "
+     "engine's reply when there is one)"),
 ]
 
 #: Words that name a place in the course or a document, not a quantity.
