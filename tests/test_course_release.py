@@ -546,3 +546,41 @@ def test_the_command_line_releases_and_says_so(tmp_path, capsys):
     one_file = tmp_path / "class" / "notebooks" / "01_board_encoding.ipynb"
     assert main(["course", "grade", str(one_file)]) == 2
     assert "is a file; give the folder" in capsys.readouterr().err
+
+
+#: Paths of the repository that the student's release does not hold (it ships the
+#: notebooks, a wheel and a requirements file): a student cell that names one points to
+#: nothing on a student's disk.
+_NOT_SHIPPED = re.compile(r"(?<![\w.])(tests/|bench/|tools/|\.ci/|data/README\.md|"
+                          r"TEACHING(?:_ANSWERS)?\.md|requirements-teacher\.txt)")
+
+
+def repository_paths(nb) -> list[tuple[int, str]]:
+    """(cell, path) for every repository-only path a student cell's source or stored
+    output names (cells tagged for the teacher are dropped by the release)."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if TEACHER_TAG in cell.metadata.get("tags", []):
+            continue
+        texts = [cell.source]
+        for output in cell.get("outputs", []):
+            texts.append(str(output.get("text", "")))
+            texts += [str(v) for k, v in output.get("data", {}).items() if k.startswith("text/")]
+        found += [(index, m.group(1)) for text in texts for m in _NOT_SHIPPED.finditer(text)]
+    return found
+
+
+@pytest.mark.parametrize("path", source_notebooks(), ids=lambda p: p.stem)
+def test_no_student_cell_names_a_file_the_release_does_not_ship(path):
+    assert repository_paths(nbformat.read(path, as_version=4)) == []
+
+
+def test_a_planted_repository_path_is_seen():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("as `bench/README.md` records"),
+        nbformat.v4.new_code_cell("x = 1", outputs=[nbformat.v4.new_output(
+            "stream", text="checked by tests/test_search.py\n")]),
+        nbformat.v4.new_markdown_cell("see TEACHING_ANSWERS.md", metadata={"tags": [TEACHER_TAG]}),
+        nbformat.v4.new_markdown_cell("the model in data/models/nnue.json, my_tests/ folder")]
+    assert repository_paths(nb) == [(0, "bench/"), (1, "tests/")]
