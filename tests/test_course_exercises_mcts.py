@@ -125,3 +125,13 @@ def test_an_answer_that_calls_chesslab_scores_nothing():
         _, parts = policy_value_loss(net, None, pi, z, mask, c=c, backward=False)
         return parts["value"], parts["policy"], parts["l2"]
     _refused(check_alphazero_loss(through_the_loss, cases=2, show=False), "policy_value_loss")
+
+
+def test_feedback_names_the_students_function_not_the_reference():
+    """The printed line is labelled by the notebook's ``my_...`` function: naming the
+    reference (``puct_select``, ``backup``) would tell the student where its source is."""
+    results = {"my_puct_select": check_puct_select(lambda q, n, p, c: 0, cases=3, show=False),
+               "my_backup": check_mcts_backup(_backup, cases=3, show=False),
+               "my_alphazero_loss": check_alphazero_loss(_loss, cases=2, show=False)}
+    for name, result in results.items():
+        assert str(result).startswith(f"{name}: "), result

@@ -29,7 +29,7 @@ def check_puct_select(fn, cases: int = 200, seed: int = 9, show=True) -> CheckRe
         return None if mine == want else (
             f"you pick {mine}, PUCT picks {want} (c_puct {c}, {len(q)} moves, "
             f"{int(n.sum())} visits so far)")
-    return run_cases("puct_select", [case(i) for i in range(cases)], compare, show)
+    return run_cases("my_puct_select", [case(i) for i in range(cases)], compare, show)
 
 
 class _Node:
@@ -74,7 +74,7 @@ def check_mcts_backup(fn, cases: int = 40, seed: int = 0, show=True) -> CheckRes
                     return (f"{problem} at ply {ply} of a {len(path)}-ply path, leaf value "
                             f"{value:+g}")
         return None
-    return run_cases("MCTS backup", [make(i) for i in range(cases)], compare, show)
+    return run_cases("my_backup", [make(i) for i in range(cases)], compare, show)
 
 
 def _loss_cases(cases, seed):
@@ -124,4 +124,4 @@ def check_alphazero_loss(fn, cases: int = 12, seed: int = 0, show=True) -> Check
             if not np.isfinite(float(mine)) or abs(float(mine) - want) > 1e-5 * max(1, abs(want)):
                 return f"{what} part {float(mine):.6g}, expected {want:.6g} (batch of {len(z)}, c={c:g})"
         return None
-    return run_cases("AlphaZero loss", _loss_cases(cases, seed), compare, show)
+    return run_cases("my_alphazero_loss", _loss_cases(cases, seed), compare, show)
