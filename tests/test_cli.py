@@ -4,6 +4,7 @@ work, with nothing on disk lost."""
 import gzip
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -211,6 +212,23 @@ def test_results_mcts_head_to_head(tmp_path, monkeypatch):
     assert second["wins"] + second["draws"] + second["losses"] == 2
     with pytest.raises(ValueError, match="not allowed with"):   # one budget, not both
         build_parser().parse_args(argv + ["--seconds", "1"])
+
+
+def test_a_network_is_named_by_path_or_by_its_shipped_file_name(tmp_path, monkeypatch):
+    """A command copied from a notebook runs from any folder: a bare file name that is
+    not in the current folder is the shipped model of that name; a path, or a name that
+    is in the current folder, is taken as given."""
+    monkeypatch.chdir(tmp_path)
+    parse = build_parser().parse_args
+    args = parse(["results", "mcts-head-to-head", "--a", "policy_value_selfplay.json",
+                  "--b", "no_such_net.json"])
+    assert args.a == str(MODELS_DIR / "policy_value_selfplay.json")
+    assert args.b == "no_such_net.json"              # the command's own message says so
+    (tmp_path / "policy_value_selfplay.json").write_text("{}")
+    assert parse(["train", "recalibrate", "--net", "policy_value_selfplay.json"]).net == \
+        "policy_value_selfplay.json"
+    assert parse(["train", "selfplay", "full", "--workdir", "w", "--initial",
+                  "sub/policy_value.json"]).initial == str(Path("sub/policy_value.json"))
 
 
 def test_head_to_head_refuses_a_time_that_is_not_positive():

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import errno
 import inspect
+from pathlib import Path
 
-from chesslab.base.files import check_writable, write_json_atomic
+from chesslab.base.files import MODELS_DIR, check_writable, write_json_atomic
 from chesslab.training.naive_bayes import game_sample
 
 
@@ -102,6 +103,17 @@ def fraction(text):
 
 
 COUNT = at_least(1)
+
+
+def model_path(text):
+    """argparse type: a network file, as a path or by its name in the shipped models
+    folder (``policy_value_selfplay.json``), so that a command copied from a notebook
+    runs from any folder, where the course's files are inside the installed package."""
+    path = Path(text)
+    if path.exists() or path.parent != Path("."):
+        return str(path)
+    shipped = MODELS_DIR / path.name
+    return str(shipped) if shipped.exists() else str(path)
 
 
 def check_outputs(args, **what):

@@ -18,8 +18,8 @@ from chesslab.experiments import search_cost
 from chesslab.experiments import store
 from chesslab.experiments import tournament
 from chesslab.training import pipeline
-from chesslab.cli.common import (COUNT, defaults_from, endings, game_sample_args, workers_args,
-                                 write_result)
+from chesslab.cli.common import (COUNT, defaults_from, endings, game_sample_args, model_path,
+                                 workers_args, write_result)
 from chesslab.base.files import check_writable, write_json_atomic
 from chesslab.matches.clock import clock_text
 from chesslab.matches.event import rate_ladder, rerate_ladder
@@ -390,8 +390,10 @@ def add_results(sub):
 
     q = which.add_parser("mcts-head-to-head", help="two policy-value networks, MCTS at the "
                                                    "same simulations or time, resumable")
-    q.add_argument("--a", required=True, help="network file of the first player")
-    q.add_argument("--b", required=True, help="network file of the second player")
+    q.add_argument("--a", required=True, type=model_path,
+                   help="network file of the first player")
+    q.add_argument("--b", required=True, type=model_path,
+                   help="network file of the second player")
     budget = q.add_mutually_exclusive_group()
     budget.add_argument("--simulations", type=COUNT, help="MCTS simulations per move")
     budget.add_argument("--seconds", dest="time_per_move", type=float,

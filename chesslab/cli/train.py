@@ -7,7 +7,7 @@ from chesslab.training import pipeline
 from chesslab.training.bootstrap import bootstrap
 from chesslab.training.supervised import recalibrate_file, train_supervised
 from chesslab.cli.common import (COUNT, at_least, check_outputs, defaults_from, game_sample_args,
-                                 positive, workers_args)
+                                 model_path, positive, workers_args)
 from chesslab.base.files import check_writable, check_writable_dir
 from chesslab.datasets.policy_labels import POLICY_LABELS
 from chesslab.datasets.positions import DEFAULT_DATASET
@@ -138,7 +138,8 @@ def add_train(sub):
 
     p = kinds.add_parser("recalibrate", help="a trained policy-value network's batch-norm "
                          "statistics recomputed with its final weights, measured before/after")
-    p.add_argument("--net", required=True, help="network file")
+    p.add_argument("--net", required=True, type=model_path,
+                   help="network file")
     p.add_argument("--out", help="where to write it (default: in place)")
     p.add_argument("--labels", help="folder of policy-label shards (default: data/policy_labels)")
     p.add_argument("--value-data", help="labelled positions mixed in as in training "
@@ -154,7 +155,8 @@ def add_train(sub):
     p.add_argument("--iterations", type=COUNT, help="self-play, train, gate: how many times")
     p.add_argument("--max-minutes", type=positive, default=None,
                    help="stop after the iteration that passes this time")
-    p.add_argument("--initial", default=None, help="start from this network (full game)")
+    p.add_argument("--initial", default=None, type=model_path,
+                   help="start from this network (full game)")
     p.add_argument("--games", type=COUNT, default=None, help="self-play games per iteration")
     p.add_argument("--simulations", type=COUNT, default=None, help="per move in self-play")
     p.add_argument("--gate-starts", type=COUNT, default=None,
