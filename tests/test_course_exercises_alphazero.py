@@ -58,3 +58,14 @@ def test_calling_chesslabs_own_function_scores_0():
     assert result.attempted and result.passed == 0
     assert "uses the reference: your function called chesslab's result_for" in str(result)
     assert selfplay.result_for("1-0", True) == 1
+
+
+def test_feedback_names_the_students_function_not_the_reference():
+    """The printed line is labelled by the notebook's ``my_...`` function, not by where
+    chesslab keeps the reference."""
+    results = {"my_value_targets": check_value_targets(_targets, cases=3, show=False),
+               "my_gate": check_gate(lambda w, d, l: _gate(w, d, l, True), cases=8,
+                                     show=False)}
+    for name, result in results.items():
+        assert str(result).startswith(f"{name}: "), result
+    assert not results["my_gate"].ok

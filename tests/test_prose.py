@@ -63,11 +63,6 @@ FACTS = [
     (r"700,000 steps of 4,096 positions",
      "AlphaZero (Silver et al., arXiv:1712.01815): 'Training proceeded for 700,000 steps "
      "(mini-batches of size 4,096)' (notebook 12)"),
-    (r"value error of 0\.10 on held-out positions with White to move and 0\.88 on the same "
-     r"positions with the colours swapped",
-     "data/README.md, 'Mind the side to move' (the maintainers' measurement of the first "
-     "policy-value net, trained without the colour swap; not shipped to students): value "
-     "error 0.10 White to move, 0.88 with the colours swapped (notebook 12)"),
     (r"9 planes, 4272 moves|9 planes in, 4272 move logits",
      "the actor-critic README (seed 003): 9x8x8 input, 4272-move policy"),
     (r"half a session \(45 minutes\)|\(\d+ minutes(?:, if it is installed)?\)",

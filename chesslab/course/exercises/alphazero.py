@@ -39,7 +39,7 @@ def check_value_targets(fn, cases: int = 60, seed: int = 0, show=True) -> CheckR
                 return (f"position {k} ({'White' if turns[k] == 'w' else 'Black'} to move) of "
                         f"a game ending {result}: z = {g}, expected {w:+g}")
         return None
-    return run_cases("value targets", [make(i) for i in range(cases)], compare, show)
+    return run_cases("my_value_targets", [make(i) for i in range(cases)], compare, show)
 
 
 def gate_decision(wins, draws, losses, threshold=GATE_SCORE):
@@ -72,4 +72,4 @@ def check_gate(fn, cases: int = 60, seed: int = 0, show=True) -> CheckResult:
                     f"{want[0]} (score {(case[0] + case[1] / 2) / sum(case):.3f})")
         problem = close_arrays(got[1:], want[1:], "(low, high)")
         return problem and f"{problem} for +{case[0]} ={case[1]} -{case[2]}"
-    return run_cases("gate", results[:cases], compare, show)
+    return run_cases("my_gate", results[:cases], compare, show)
