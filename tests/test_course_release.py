@@ -584,3 +584,41 @@ def test_a_planted_repository_path_is_seen():
         nbformat.v4.new_markdown_cell("see TEACHING_ANSWERS.md", metadata={"tags": [TEACHER_TAG]}),
         nbformat.v4.new_markdown_cell("the model in data/models/nnue.json, my_tests/ folder")]
     assert repository_paths(nb) == [(0, "bench/"), (1, "tests/")]
+
+
+_FROM_IMPORT = re.compile(r"from\s+([\w.]+)\s+import\s+\(?([\w,\s]+)\)?")
+
+
+def imported_references(nb, notebook: str) -> list:
+    """(cell, module.function) of each graded exercise's reference that a student cell
+    of ``notebook`` imports by name (``from chesslab.search.mcts import puct_select``)
+    while its exercise is not over: the answer would sit in the student's namespace."""
+    order = [p.stem for p in source_notebooks()]
+    here = order.index(notebook) if notebook in order else -1
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or TEACHER_TAG in cell.metadata.get("tags", []):
+            continue
+        for match in _FROM_IMPORT.finditer(cell.source):
+            names = {n.split(" as ")[0].strip() for n in match.group(2).split(",")}
+            for function, (_, notebooks) in _references().items():
+                last = max(map(order.index, notebooks), default=len(order))
+                if (last >= here and function.__module__ == match.group(1)
+                        and function.__name__ in names):
+                    found.append((index, f"{function.__module__}.{function.__name__}"))
+    return found
+
+
+@pytest.mark.parametrize("path", source_notebooks(), ids=lambda p: p.stem)
+def test_no_student_cell_imports_a_graded_reference(path):
+    assert imported_references(nbformat.read(path, as_version=4), path.stem) == []
+
+
+def test_a_planted_import_of_a_reference_is_seen():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("from chesslab.search.mcts import MCTS, puct_select"),
+                nbformat.v4.new_code_cell("from chesslab.search.mcts import puct_select",
+                                          metadata={"tags": [TEACHER_TAG]}),
+                nbformat.v4.new_code_cell("from chesslab.search.mcts import MCTS")]
+    assert imported_references(nb, "11_mcts") == [(0, "chesslab.search.mcts.puct_select")]
+    assert imported_references(nb, "13_capstone") == []          # its exercise is over
