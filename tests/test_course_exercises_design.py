@@ -59,7 +59,7 @@ def test_a_design_that_breaks_the_rules_or_is_not_written(material_task, capsys)
                                                  show=False)
         assert not result.ok and said in result.first_failure, said
     assert not check_material_design(stub, boards, y).attempted
-    assert "material design: not attempted yet" in capsys.readouterr().out
+    assert "my_material_design: not attempted yet" in capsys.readouterr().out
 
 
 def test_design_inputs_have_the_sizes_the_rules_name():

@@ -73,7 +73,7 @@ def test_beats_material_checker_plays_and_measures():
     # above the bar, but "passes the bar" only once the 95% interval clears it
     points = float(re.search(r"(\S+) of 4 points", str(good)).group(1))
     said = "passes the bar" if wilson_interval(points, 4)[0] > 0.5 else "plays"
-    assert str(good).startswith(f"scores more than half against material:2: {said}: "), good
+    assert str(good).startswith(f"my_evaluation: {said}: "), good
     assert ("cannot show it" in str(good)) == (said == "plays")
     assert not check_beats_material(lambda b: 0, games=2, show=False).ok
     not_attempted(check_beats_material, games=2)

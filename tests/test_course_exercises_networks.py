@@ -47,7 +47,7 @@ def test_conv2d_checker_and_a_student_who_has_not_started(capsys):
         raise NotImplementedError("slide the kernel over the padded board")
     stub_result = check_conv2d(stub, cases=5)
     assert not stub_result.ok and not stub_result.attempted
-    assert capsys.readouterr().out == ("conv2d: not attempted yet (slide the kernel over the "
+    assert capsys.readouterr().out == ("my_conv2d: not attempted yet (slide the kernel over the "
                                        "padded board)\n")
 
     calls = []
@@ -119,4 +119,4 @@ def test_residual_forward_right_wrong_and_stub(capsys):
     no_skip = lambda x, b: residual(x, b) - x                           # noqa: E731
     assert not check_residual_forward(no_skip, show=False).ok
     assert not check_residual_forward(stub).attempted
-    assert "residual block: not attempted yet" in capsys.readouterr().out
+    assert "my_residual_forward: not attempted yet" in capsys.readouterr().out

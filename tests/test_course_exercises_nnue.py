@@ -64,7 +64,7 @@ def test_accumulator_update_a_capture_forgotten_and_a_stub(capsys):
         return update(evaluator, acc, board, move)
     assert not check_accumulator_update(no_capture, show=False).ok
     assert not check_accumulator_update(stub).attempted
-    assert "accumulator update: not attempted yet" in capsys.readouterr().out
+    assert "my_update: not attempted yet" in capsys.readouterr().out
 
 
 def test_the_small_nnue_has_distinct_rows():

@@ -57,9 +57,9 @@ def test_a_student_copy_runs_top_to_bottom_and_says_not_attempted(released):
     assert errors == []
     said = [o.text for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")
             for o in c.outputs if o.output_type == "stream"]
-    assert said == ["thesis_vector: not attempted yet (your code here: one number per "
+    assert said == ["my_thesis_vector: not attempted yet (your code here: one number per "
                     "square, rank 8 first)\n",
-                    "planes14: not attempted yet (your code here: start from "
+                    "my_planes14: not attempted yet (your code here: start from "
                     "np.zeros((14, 8, 8)))\n"]
 
 
@@ -137,8 +137,8 @@ def test_grading_three_submissions_full_marks_zero_and_planted_mistakes(graded):
     assert {k: v for k, v in points.items() if k[0] == "carl"} == {
         ("carl", "my_thesis_vector"): 0, ("carl", "my_planes14"): 0, ("carl", "my_sample_plies"): 0}
     by = {(r.student, r.exercise): r for r in rows}
-    assert by[("anna", "my_planes14")].feedback == "planes14: all 100 cases agree with chesslab's"
-    assert by[("bob", "my_thesis_vector")].feedback.startswith("thesis_vector: not attempted yet")
+    assert by[("anna", "my_planes14")].feedback == "my_planes14: all 100 cases agree with chesslab's"
+    assert by[("bob", "my_thesis_vector")].feedback.startswith("my_thesis_vector: not attempted yet")
     assert "0 of 200 cases agree" in by[("carl", "my_thesis_vector")].feedback
     assert "cases agree; first difference" in by[("carl", "my_sample_plies")].feedback
     with open(out, newline="") as handle:
@@ -178,8 +178,8 @@ def test_hidden_tests_are_put_back_from_the_source(graded):
     rows, _, _ = graded
     [dora] = [r for r in _returned(rows) if r.student == "dora" and r.notebook == SAMPLING]
     assert dora.points == 0
-    assert dora.feedback.startswith("sample_plies: all 300 cases agree")
-    assert "hidden tests: sample_plies: 0 of 700 cases agree" in dora.feedback
+    assert dora.feedback.startswith("my_sample_plies: all 300 cases agree")
+    assert "hidden tests: my_sample_plies: 0 of 700 cases agree" in dora.feedback
 
 
 def test_a_notebook_that_raises_hangs_and_crashes_is_graded_for_what_works(graded):

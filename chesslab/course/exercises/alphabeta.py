@@ -61,7 +61,7 @@ def check_alphabeta(fn, cases: int = 12, seed: int = 4, show=True) -> CheckResul
                         f"(outside the window only a bound is needed) in {board.fen()}")
         return None
     trees = [t for i in range(2) for t in _quiet_trees(cases // 2, seed + i, 1 + i)]
-    return run_cases("alphabeta", trees, compare, show)
+    return run_cases("my_alphabeta", trees, compare, show)
 
 
 def mvv_lva_order(board):
@@ -123,7 +123,7 @@ def check_mvv_lva(fn, cases: int = 60, seed: int = 0, show=True) -> CheckResult:
             return (f"{[board.san(m) for m in got][:6]} instead of "
                     f"{[board.san(m) for m in want][:6]} in {board.fen()}")
         return None
-    return run_cases("MVV-LVA order", _capture_boards(cases, seed), compare, show)
+    return run_cases("my_mvv_lva", _capture_boards(cases, seed), compare, show)
 
 
 class _Evaluate:
@@ -189,4 +189,4 @@ def check_quiesce(fn, cases: int = 40, seed: int = 5, show=True) -> CheckResult:
                     return (f"window ({alpha}, {beta}): you return {got}, the value is {want} "
                             f"in {board.fen()}")
         return None
-    return run_cases("quiesce", boards, compare, show)
+    return run_cases("my_quiesce", boards, compare, show)

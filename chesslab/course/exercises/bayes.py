@@ -34,7 +34,7 @@ def check_standardise(fn, cases: int = 30, seed: int = 0, show=True) -> CheckRes
         return close_arrays_pair(fn(X_train.copy(), X_test.copy()),
                                  scaler.transform(X_train), scaler.transform(X_test),
                                  f"{X_train.shape[0]} training rows, {X_train.shape[1]} columns")
-    return run_cases("standardise", [make(i) for i in range(cases)], compare, show)
+    return run_cases("my_standardise", [make(i) for i in range(cases)], compare, show)
 
 
 def close_arrays_pair(mine, train, test, context):
@@ -74,7 +74,7 @@ def check_nb_features(fn, X_train, y_train, X_test, y_test, bar=None, show=True)
         loss = nb_log_loss(A, y_train, B, y_test)
         line = f"test log-loss {loss:.3f} with {A.shape[1]} column(s); the bar: below {bar:.3f}"
         return loss < bar, line if loss < bar else f"{line}, {loss - bar:.3f} above it"
-    return _measured("Naive Bayes features", measure, show)
+    return _measured("my_features", measure, show)
 
 
 def check_gaussian_nb_fit(fn, cases: int = 20, seed: int = 0, show=True) -> CheckResult:
@@ -93,7 +93,7 @@ def check_gaussian_nb_fit(fn, cases: int = 20, seed: int = 0, show=True) -> Chec
         return close_all(fn(X.copy(), y.copy()),
                           {"priors": model.class_prior_, "means": model.theta_,
                            "variances": model.var_}, f"{n} rows, {d} features, {k} classes")
-    return run_cases("GaussianNB fit", shapes, compare, show)
+    return run_cases("my_nb_fit", shapes, compare, show)
 
 
 def _mate_and_check_boards(cases, seed):
@@ -122,7 +122,7 @@ def check_material(fn, cases: int = 100, seed: int = 7, show=True) -> CheckResul
         mine, want = fn(board.copy()), material.evaluate(board)
         return None if mine == want else f"you score {mine}, expected {want} in {board.fen()}"
     boards = _mate_and_check_boards(cases, seed)
-    result = run_cases("material", boards, compare, show)
+    result = run_cases("my_material", boards, compare, show)
     if show:                                # what was tried, counted, not described
         mates = sum(board.is_checkmate() for board in boards)
         checks = sum(board.is_check() for board in boards) - mates

@@ -69,7 +69,7 @@ class DesignResult(CheckResult):
         trained = ", ".join(f"{e:.4f}" for e in self.training_errors)
         sizes = (f"; {self.sizes[0]:,} training and {self.sizes[1]:,} validation positions"
                  if self.sizes else "")
-        measured = (f"material design: validation error {said} over {self.cases} seeds "
+        measured = (f"{self.name}: validation error {said} over {self.cases} seeds "
                     f"(training error {trained}{sizes})")
         if self.ok:
             return f"{measured}, under the bar of {self.bar}: passed"
@@ -105,7 +105,7 @@ def check_material_design(make_design, boards, targets, seeds=(0, 1), bar: float
     validation error after the last epoch is at most ``bar``; the line shows the training
     error too, so an undertrained design reads as undertrained, not as a bad idea."""
     def verdict(passed, problem=None, errors=(), attempted=True, training=(), sizes=()):
-        result = DesignResult("material design", len(seeds), passed, problem, attempted,
+        result = DesignResult("my_material_design", len(seeds), passed, problem, attempted,
                               tuple(errors), bar, tuple(training), tuple(sizes))
         if show:
             print(result)

@@ -24,7 +24,7 @@ def check_thesis_vector(fn, cases: int = 200, seed: int = 0, show=True) -> Check
         problem = close_arrays(np.asarray(fn(board.copy())).reshape(-1), thesis_vector(board),
                          "square")
         return problem and f"{problem} in {board.fen()}"
-    return run_cases("thesis_vector", seeded_boards(cases, seed), compare, show)
+    return run_cases("my_thesis_vector", seeded_boards(cases, seed), compare, show)
 
 
 #: Positions for the move planes' rules that random positions rarely draw: en passant for
@@ -51,7 +51,7 @@ def check_planes14(fn, cases: int = 100, seed: int = 1, show=True) -> CheckResul
         return problem and f"{problem} in {board.fen()}"
     boards = [chess.Board(fen) for fen in PLANES14_RULES][:cases]
     boards += seeded_boards(cases - len(boards), seed)
-    return run_cases("planes14", boards, compare, show)
+    return run_cases("my_planes14", boards, compare, show)
 
 
 def check_move_to_index(fn, cases: int = 60, seed: int = 8, show=True) -> CheckResult:
@@ -67,4 +67,4 @@ def check_move_to_index(fn, cases: int = 60, seed: int = 8, show=True) -> CheckR
     def compare(move):
         mine, want = fn(move), move_to_index(move)
         return None if mine == want else f"{move.uci()}: you give {mine}, expected {want}"
-    return run_cases("move_to_index", sorted(moves, key=move_to_index), compare, show)
+    return run_cases("my_move_to_index", sorted(moves, key=move_to_index), compare, show)

@@ -25,7 +25,7 @@ def check_wilson_interval(fn, show=True, cases: int = 60, seed: int = 6) -> Chec
         points, games = case
         return close_arrays(fn(points, games), wilson_interval(points, games),
                       f"({points} of {games}) bound ")
-    return run_cases("wilson_interval", cases, compare, show)
+    return run_cases("my_wilson_interval", cases, compare, show)
 
 
 def check_elo_difference(fn, cases: int = 60, seed: int = 0, show=True) -> CheckResult:
@@ -44,7 +44,7 @@ def check_elo_difference(fn, cases: int = 60, seed: int = 0, show=True) -> Check
         if got is None or not math.isfinite(float(got)) or abs(float(got) - want) > 1e-6:
             return f"score {score}: {got}, expected {want:.4f}"
         return None
-    return run_cases("Elo difference", scores, compare, show)
+    return run_cases("my_elo_difference", scores, compare, show)
 
 
 class FunctionEvaluator(Evaluator):
@@ -133,8 +133,8 @@ def check_beats_material(fn, games: int = 4, seed: int = 0, depth: int = 2,
                        progress=False, resign_cp=resign_cp, stop=stop)
         points, played = result.wins + result.draws / 2, result.n
         low, high = wilson_interval(points, played)
-        line = (f"{points:g} of {played} points (+{result.wins} ={result.draws} "
-                f"-{result.losses}, 95% interval {low:.2f}-{high:.2f})")
+        line = (f"{points:g} of {played} points against material:2 (+{result.wins} "
+                f"={result.draws} -{result.losses}, 95% interval {low:.2f}-{high:.2f})")
         ok = points > bar * games
         if played < games:
             left = games - played
@@ -152,7 +152,7 @@ def check_beats_material(fn, games: int = 4, seed: int = 0, depth: int = 2,
             line += (f", but {played} games cannot show it: their 95% interval still holds "
                      f"{bar:.2f}")
         return ok, line
-    result = _measured("scores more than half against material:2", measure, show=False)
+    result = _measured("my_evaluation", measure, show=False)
     result.verdict = shown.get("verdict", "")
     if show:
         print(result)

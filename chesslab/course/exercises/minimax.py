@@ -48,7 +48,7 @@ def check_perft(fn, cases: int = 20, seed: int = 2, show=True) -> CheckResult:
         mine, want = fn(board.copy(), depth), perft(board.copy(), depth)
         return None if mine == want else \
             f"depth {depth}: you count {mine}, expected {want} in {board.fen()}"
-    return run_cases("perft", settings, compare, show)
+    return run_cases("my_perft", settings, compare, show)
 
 
 def check_minimax(fn, cases: int = 12, seed: int = 3, show=True) -> CheckResult:
@@ -65,7 +65,7 @@ def check_minimax(fn, cases: int = 12, seed: int = 3, show=True) -> CheckResult:
         return None if mine == tree.root.value else \
             f"depth {depth}: you return {mine}, minimax gives {tree.root.value} in {board.fen()}"
     trees = [t for i in range(2) for t in _quiet_trees(cases // 2, seed + i, 1 + i)]
-    result = run_cases("minimax", trees, compare, show)
+    result = run_cases("my_minimax", trees, compare, show)
     if show:                                # the depths tried, counted (the filter guarantees the rest)
         per_depth = Counter(depth for _, depth, _ in trees)
         print("  " + ", ".join(f"{n} positions at depth {d}" for d, n in sorted(per_depth.items()))

@@ -27,7 +27,7 @@ def check_dense_backward(fn, cases: int = 50, seed: int = 0, show=True) -> Check
         return close_all(mine, {"grad_x": grad_x, "grad_W": layer.grads["W"],
                                  "grad_b": layer.grads["b"]},
                           f"x {x.shape}, W {layer.params['W'].shape}")
-    return run_cases("Dense backward", shapes, compare, show)
+    return run_cases("my_dense_backward", shapes, compare, show)
 
 
 def check_conv2d(fn, cases: int = 30, seed: int = 0, show=True) -> CheckResult:
@@ -45,7 +45,7 @@ def check_conv2d(fn, cases: int = 30, seed: int = 0, show=True) -> CheckResult:
         return close_arrays(fn(x.copy(), weight.copy(), bias.copy(), padding),
                       conv2d_naive(x, weight, bias, padding=padding),
                       f"output (kernel {k}x{k}, padding {padding})")
-    return run_cases("conv2d", settings, compare, show)
+    return run_cases("my_conv2d", settings, compare, show)
 
 
 def check_max_pool(fn, cases: int = 30, seed: int = 0, show=True) -> CheckResult:
@@ -61,7 +61,7 @@ def check_max_pool(fn, cases: int = 30, seed: int = 0, show=True) -> CheckResult
         x = rng.normal(size=(n, c, h, h))
         return close_arrays(fn(x.copy(), size), MaxPool2D(size).forward(x),
                       f"output (input {h}x{h}, window {size})")
-    return run_cases("max pool", settings, compare, show)
+    return run_cases("my_max_pool", settings, compare, show)
 
 
 def residual_blocks(cases: int, seed: int):
@@ -94,4 +94,4 @@ def check_residual_forward(fn, cases: int = 30, seed: int = 12, show=True) -> Ch
         return close_arrays(fn(x.copy(), block), want,
                             f"output ({block.channels} channels, kernel {block.kernel_size}, "
                             f"batch {len(x)}) at")
-    return run_cases("residual block", residual_blocks(cases, seed), compare, show)
+    return run_cases("my_residual_forward", residual_blocks(cases, seed), compare, show)

@@ -90,4 +90,4 @@ def check_accumulator_update(fn, cases: int = 300, seed: int = 11, show=True) ->
         mine = fn(given, acc.copy(), board.copy(stack=False), move)
         problem = close_arrays(mine, evaluator.accumulator(after), "accumulator", atol=1e-9)
         return problem and f"{board.san(move)} ({move.uci()}) in {board.fen()}: {problem}"
-    return run_cases("accumulator update", nnue_move_cases(cases, seed), compare, show)
+    return run_cases("my_update", nnue_move_cases(cases, seed), compare, show)

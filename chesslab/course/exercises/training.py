@@ -25,7 +25,7 @@ def check_sample_plies(fn, show=True, lengths=range(1, 301)) -> CheckResult:
         return (f"a game of {n} plies: you keep {mine[:12]}{'...' if len(mine) > 12 else ''}"
                 f"; extra {extra[:6]}, missing {missing[:6]}"
                 + (", or out of order" if not extra and not missing else ""))
-    return run_cases("sample_plies", list(lengths), compare, show)
+    return run_cases("my_sample_plies", list(lengths), compare, show)
 
 
 def check_win_probability(to_score, to_cp, cases: int = 200, seed: int = 10,
@@ -53,4 +53,4 @@ def check_win_probability(to_score, to_cp, cases: int = 200, seed: int = 10,
         problem = close_arrays(to_cp(np.copy(want) if kind == "array" else float(want)), back,
                                "centipawns", atol=1e-4)
         return problem and f"{problem} back from p = {np.round(want, 6)}"
-    return run_cases("win probability", settings, compare, show)
+    return run_cases("my_expected_score and my_centipawns", settings, compare, show)
