@@ -5,6 +5,7 @@ import math
 import chess
 import pytest
 
+from chesslab.board.scores import is_mate_score
 from chesslab.course.exercises.alphabeta import (check_alphabeta, check_mvv_lva, check_quiesce,
                                                  mvv_lva_rule_boards)
 from tests.checker_helpers import not_attempted, minimax_by_hand
@@ -151,3 +152,46 @@ def test_every_rule_of_mvv_lva_is_tried_in_visible_and_hidden_cases(seed):
     boards = mvv_lva_rule_boards(seed)
     assert any(b.has_legal_en_passant() for b in boards)
     assert any(m.promotion for b in boards for m in b.generate_legal_captures())
+
+
+class _Evaluator:
+    def __init__(self, evaluate):
+        self.evaluate = evaluate
+
+
+def _alphabeta_by_minmax(board, depth, alpha, beta, evaluate):
+    """The teaching alpha-beta on any tree (the one behind ``GameTree.alphabeta``), given
+    the student's own tree of (board, plies left)."""
+    from chesslab.search.teaching import alphabeta_minmax
+
+    def children(node):
+        position, left = node
+        if left == 0:
+            return []
+        below = []
+        for move in position.legal_moves:
+            child = position.copy(stack=False)
+            child.push(move)
+            below.append((child, left - 1))
+        return below
+    return alphabeta_minmax((board, depth), children, lambda node: evaluate(node[0]),
+                            lambda node: node[0].turn == chess.WHITE, alpha, beta)
+
+
+def _quiesce_by_searcher(board, alpha, beta, evaluate):
+    """The real searcher's quiescence (the one the teaching version stands for)."""
+    from chesslab.search.searcher import Searcher
+    searcher = Searcher(_Evaluator(evaluate), algorithm="alphabeta")
+    searcher.search(board, depth=1)              # sets the searcher's state up
+    value = searcher._quiesce(board, alpha, beta, 0)
+    return math.copysign(math.inf, value) if is_mate_score(value) else value
+
+
+@pytest.mark.parametrize("checker, cheat", [
+    (check_alphabeta, _alphabeta_by_minmax), (check_quiesce, _quiesce_by_searcher)],
+    ids=["teaching.alphabeta_minmax", "Searcher._quiesce"])
+def test_the_versions_the_reference_delegates_to_are_switched_off_too(checker, cheat):
+    """``GameTree.alphabeta`` delegates to ``teaching.alphabeta_minmax``, and the teaching
+    quiescence stands for ``Searcher._quiesce``: calling one is calling the reference."""
+    result = checker(cheat, cases=6, show=False)
+    assert result.passed == 0 and result.first_failure.startswith("uses the reference"), result

@@ -69,3 +69,17 @@ def test_feedback_names_the_students_function_not_the_reference():
     for name, result in results.items():
         assert str(result).startswith(f"{name}: "), result
     assert not results["my_gate"].ok
+
+
+def test_the_points_result_for_is_built_from_are_switched_off_too():
+    """``rules.result_for`` is 2 * ``rules.points`` - 1: the points are the reference's
+    work, so a target built from them fails with "uses the reference"."""
+    import chess
+    from chesslab.board import rules
+
+    def by_points(result, turns):
+        return [2 * rules.points(result, chess.WHITE if t == "w" else chess.BLACK) - 1
+                for t in turns]
+    result = check_value_targets(by_points, cases=12, show=False)
+    assert result.passed == 0 and result.first_failure.startswith("uses the reference"), result
+    assert rules.points("1-0") == 1.0                           # switched back on

@@ -99,3 +99,30 @@ def test_nb_features_checker_measures_against_the_bar(nb_data):
     assert not broken.ok
     assert broken.first_failure.startswith("raised IndexError")
     assert "(called with array of shape (" in broken.first_failure
+
+
+def _material_by_balance(board):
+    from chesslab.board.scores import material_balance
+    material = material_balance(board)
+    if board.is_checkmate():
+        return -math.inf if board.turn == chess.WHITE else math.inf
+    bonus = (10 if board.turn == chess.BLACK else -10) if board.is_check() else 0
+    return material + bonus
+
+
+def _material_by_features(board):
+    from chesslab.evaluators import features
+    material = features.features(board)["material"]
+    if board.is_checkmate():
+        return -math.inf if board.turn == chess.WHITE else math.inf
+    bonus = (10 if board.turn == chess.BLACK else -10) if board.is_check() else 0
+    return material + bonus
+
+
+@pytest.mark.parametrize("cheat", [_material_by_balance, _material_by_features],
+                         ids=["scores.material_balance", "features.material"])
+def test_material_from_chesslabs_material_count_scores_0(cheat):
+    """The material count ``MaterialEvaluator`` is built from, and the feature column
+    that counts the same material: the reference by another name."""
+    result = check_material(cheat, cases=10, show=False)
+    assert result.passed == 0 and result.first_failure.startswith("uses the reference"), result

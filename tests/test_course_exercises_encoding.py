@@ -3,15 +3,27 @@ typical mistake is caught, an untouched stub is "not attempted"."""
 
 import chess
 import numpy as np
+import pytest
 
 from chesslab.board import encoding
 from chesslab.course.exercises.encoding import (check_move_to_index, check_planes14,
                                                 check_thesis_vector)
-from tests.checker_helpers import twin
 
 
-thesis_vector = twin(encoding.thesis_vector)
-planes14 = twin(encoding.planes14)
+def thesis_vector(board):
+    """The thesis's 64 numbers written by hand (a twin of chesslab's would call
+    ``thesis_vectors``, which the checker switches off with it)."""
+    codes = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 4, chess.ROOK: 2, chess.QUEEN: 5,
+             chess.KING: 7}
+    out = np.zeros(64, dtype=np.float32)
+    for square, piece in board.piece_map().items():
+        row, col = 7 - chess.square_rank(square), chess.square_file(square)
+        out[8 * row + col] = codes[piece.piece_type] * (1 if piece.color else -1)
+    return out
+
+
+def planes14(board):
+    return planes14_by_hand(board)
 
 
 def test_thesis_vector_checker(capsys):
@@ -100,3 +112,43 @@ def test_move_to_index_checker():
         return by_hand(move)
     bad = check_move_to_index(queen_promotions_as_plain, cases=10, show=False)
     assert not bad.ok and "q:" in bad.first_failure
+
+
+def _thesis_by_bits(board):                    # evaluators.features' piece bits, reordered
+    from chesslab.evaluators import features
+    bits = features.piece_bits([board])[0].reshape(12, 8, 8)[:, ::-1].reshape(12, 64)
+    codes = np.array([1, 3, 4, 2, 5, 7], dtype=float)
+    return np.concatenate([codes, -codes]) @ bits
+
+
+def _planes14_by_move_targets(board):          # the piece planes by hand, the rest borrowed
+    planes = planes14_by_hand(board)
+    for plane, color in ((12, chess.WHITE), (13, chess.BLACK)):
+        mask = encoding._move_targets(board, color)
+        planes[plane] = 0
+        for square in chess.scan_forward(mask):
+            planes[plane, 7 - chess.square_rank(square), chess.square_file(square)] = 1
+    return planes
+
+
+def _index_by_inverse(move):                   # looks the move up in the inverse table
+    table = {encoding._index_to_raw_move(i): i for i in range(encoding.POLICY_SIZE)}
+    return table[move]
+
+
+@pytest.mark.parametrize("checker, cheat, cases", [
+    (check_thesis_vector, lambda b: encoding.thesis_vectors([b])[0], 20),
+    (check_thesis_vector, _thesis_by_bits, 20),
+    (check_planes14, lambda b: encoding.planes14_batch([b])[0], 10),
+    (check_planes14, _planes14_by_move_targets, 10),
+    (check_move_to_index, _index_by_inverse, 1)],
+    ids=["thesis_vectors", "features.piece_bits", "planes14_batch", "_move_targets",
+         "_index_to_raw_move"])
+def test_the_functions_the_reference_is_built_from_are_switched_off_too(checker, cheat, cases):
+    """A batch version, a private helper or a sibling that computes the same answer is
+    the reference by another name: each case fails with "uses the reference", and the
+    functions work again afterwards."""
+    result = checker(cheat, cases=cases, show=False)
+    assert result.passed == 0 and result.first_failure.startswith("uses the reference"), result
+    assert encoding.thesis_vectors([chess.Board()]).shape == (1, 64)
+    assert encoding._index_to_raw_move(0) == chess.Move(0, 0)

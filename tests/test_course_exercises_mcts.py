@@ -135,3 +135,16 @@ def test_feedback_names_the_students_function_not_the_reference():
                "my_alphazero_loss": check_alphazero_loss(_loss, cases=2, show=False)}
     for name, result in results.items():
         assert str(result).startswith(f"{name}: "), result
+
+
+def test_the_l2_penalty_of_chesslab_is_switched_off_too():
+    """``losses.l2_penalty`` computes the loss's third part from any object with
+    ``leaves()``: a loss that borrows it is not the student's own."""
+    from chesslab.nn import losses
+
+    def borrowed_l2(logits, v, pi, z, mask, weights, c):
+        value, policy, _ = _loss(logits, v, pi, z, mask, weights, c)
+        layers = [types.SimpleNamespace(params={"W": w}, grads={}) for w in weights]
+        model = types.SimpleNamespace(leaves=lambda: layers)
+        return value, policy, 2 * losses.l2_penalty(model, c)
+    _refused(check_alphazero_loss(borrowed_l2, cases=4, show=False), "l2_penalty")

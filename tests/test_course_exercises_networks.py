@@ -120,3 +120,16 @@ def test_residual_forward_right_wrong_and_stub(capsys):
     assert not check_residual_forward(no_skip, show=False).ok
     assert not check_residual_forward(stub).attempted
     assert "my_residual_forward: not attempted yet" in capsys.readouterr().out
+
+
+def test_a_convolution_by_the_layers_im2col_scores_0():
+    """``Conv2D.im2col`` cuts every window out (the exercise's loops): with the weights
+    as one matrix it is the layer's forward, which the notebook rules out."""
+    def by_im2col(x, weight, bias, padding):
+        out, c, k, _ = weight.shape
+        layer = nn.Conv2D(c, out, k, padding=padding)
+        cols, ho, wo = layer.im2col(x)
+        y = np.einsum("ok,nkp->nop", weight.reshape(out, -1), cols) + bias[None, :, None]
+        return y.reshape(len(x), out, ho, wo)
+    result = check_conv2d(by_im2col, cases=6, show=False)
+    assert result.passed == 0 and result.first_failure.startswith("uses the reference"), result

@@ -17,6 +17,7 @@ from chesslab.course.exercises.minimax import _quiet_trees
 from chesslab.evaluators.handwritten import MaterialEvaluator
 from chesslab.search import teaching
 from chesslab.search.ordering import MoveOrderer
+from chesslab.search.searcher import Searcher
 from chesslab.search.tree import GameTree
 
 
@@ -35,7 +36,8 @@ def check_alphabeta(fn, cases: int = 12, seed: int = 4, show=True) -> CheckResul
     the leaves ``tree.GameTree.alphabeta`` does (moves in ``board.legal_moves`` order,
     cut when alpha >= beta)."""
     evaluate = MaterialEvaluator().evaluate
-    fn = own_work(fn, GameTree.alphabeta, teaching.alphabeta)
+    fn = own_work(fn, GameTree.alphabeta, teaching.alphabeta, teaching.alphabeta_minmax,
+                  Searcher._negamax)
 
     def compare(case):
         board, depth, tree = case
@@ -166,7 +168,7 @@ def check_quiesce(fn, cases: int = 40, seed: int = 5, show=True) -> CheckResult:
     full and narrow windows; a search that needs far more nodes than the reference is
     stopped (``budgeted``)."""
     evaluate = MaterialEvaluator().evaluate
-    fn = own_work(fn, teaching.quiesce, quiesce)
+    fn = own_work(fn, teaching.quiesce, quiesce, Searcher._quiesce)
     boards = [b for b in seeded_boards(cases * 3, seed)
               if any(b.generate_legal_captures())][:cases]
 

@@ -6,6 +6,7 @@ import random
 
 import numpy as np
 
+from chesslab.board import rules
 from chesslab.board.rules import result_for
 from chesslab.course.checking import CheckResult, close_arrays, own_work, run_cases
 from chesslab.matches import rating
@@ -19,7 +20,7 @@ def check_value_targets(fn, cases: int = 60, seed: int = 0, show=True) -> CheckR
     """``fn(result, turns) -> list of z``: a finished game's ``result`` ("1-0", "0-1",
     "1/2-1/2") and the side to move ("w" or "b") at each recorded position; z is +1 if
     that side won, -1 if it lost, 0 for a draw (as ``selfplay.self_play_game`` stores it)."""
-    rng, fn = random.Random(seed), own_work(fn, result_for)
+    rng, fn = random.Random(seed), own_work(fn, result_for, rules.points)   # 2 points - 1
 
     def make(i):
         result = ("1-0", "0-1", "1/2-1/2")[i % 3]

@@ -8,6 +8,8 @@ import numpy as np
 from chesslab.course.checking import (CheckResult, close_all, close_arrays, own_work, run_cases,
                                       seeded_boards)
 from chesslab.course.exercises.matches import _measured
+from chesslab.board.scores import material_balance
+from chesslab.evaluators import features
 from chesslab.evaluators.bayes import CLASSES, GaussianNB
 from chesslab.evaluators.features import StandardScaler
 from chesslab.evaluators.handwritten import MaterialEvaluator
@@ -116,7 +118,8 @@ def check_material(fn, cases: int = 100, seed: int = 7, show=True) -> CheckResul
     """``fn(board) -> White's score``: P 100, N 300, B 300, R 500, Q 900 (kings 0), +10 for
     the side giving check, +-inf for checkmate. Against ``handwritten.MaterialEvaluator``."""
     material = MaterialEvaluator()
-    fn = own_work(fn, MaterialEvaluator.evaluate)
+    fn = own_work(fn, MaterialEvaluator.evaluate, material_balance,   # and the features' material
+                  features.piece_bits)
 
     def compare(board):
         mine, want = fn(board.copy()), material.evaluate(board)

@@ -4,21 +4,26 @@ planes) and notebook 11 (a move's policy index).
 Like every checker, each runs the student's function and chesslab's own code on seeded
 cases, prints one line (how many cases agree, the first that does not, shown so it can be
 reproduced) and returns a ``CheckResult``; the reference is switched off while the
-student's function runs (``checking.own_work``).
+student's function runs (``checking.own_work``), with what computes the same answer under
+another name: its batch version and the private helpers doing the work, and
+``evaluators.features.piece_bits``, the same piece planes.
 """
 from __future__ import annotations
 
 import chess
 import numpy as np
 
+from chesslab.board import encoding as board_encoding
 from chesslab.board.encoding import PROMOTION_PAIRS, move_to_index, planes14, thesis_vector
 from chesslab.course.checking import CheckResult, close_arrays, own_work, run_cases, seeded_boards
+from chesslab.evaluators import features
 
 
 def check_thesis_vector(fn, cases: int = 200, seed: int = 0, show=True) -> CheckResult:
     """``fn(board) -> 64 numbers`` (K=7 Q=5 B=4 N=3 R=2 P=1, negative for Black, index 0
     = a8) against ``chesslab.board.encoding.thesis_vector``, on random positions."""
-    fn = own_work(fn, thesis_vector)
+    fn = own_work(fn, thesis_vector, board_encoding.thesis_vectors, board_encoding._piece_bits,
+                  board_encoding._piece_bitboards, features.piece_bits)
 
     def compare(board):
         problem = close_arrays(np.asarray(fn(board.copy())).reshape(-1), thesis_vector(board),
@@ -44,7 +49,8 @@ def check_planes14(fn, cases: int = 100, seed: int = 1, show=True) -> CheckResul
     """``fn(board) -> (14, 8, 8)``: 6 White piece planes (P N B R Q K), 6 Black, then the
     squares White's and Black's moves go to (whoever is to move); row 0 = rank 8. Against
     ``encoding.planes14`` on ``cases`` positions: ``PLANES14_RULES``, then seeded ones."""
-    fn = own_work(fn, planes14)
+    fn = own_work(fn, planes14, board_encoding.planes14_batch, board_encoding._move_targets,
+                  board_encoding._piece_bitboards, features.piece_bits)
 
     def compare(board):
         problem = close_arrays(fn(board.copy()), planes14(board), "plane, row, column")
@@ -59,7 +65,7 @@ def check_move_to_index(fn, cases: int = 60, seed: int = 8, show=True) -> CheckR
     + (N, B, R, Q = 0..3) with the pairs of ``encoding.PROMOTION_PAIRS``. Against
     ``encoding.move_to_index`` on every legal move of random positions and every
     promotion."""
-    fn = own_work(fn, move_to_index)
+    fn = own_work(fn, move_to_index, board_encoding._index_to_raw_move)   # and its inverse
     moves = {m for board in seeded_boards(cases, seed) for m in board.legal_moves}
     moves |= {chess.Move(f, t, promotion=p) for f, t in PROMOTION_PAIRS
               for p in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)}

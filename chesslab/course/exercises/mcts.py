@@ -106,11 +106,11 @@ def check_alphazero_loss(fn, cases: int = 12, seed: int = 0, show=True) -> Check
     of ``(z - v)^2 - pi . log p + c ||theta||^2`` for a batch (means over the batch,
     p the softmax over the legal moves), against ``policy_value_loss``. The losses it is
     made of (``chesslab.nn.losses``: ``mse``, ``softmax_cross_entropy``, ``log_softmax``,
-    which ``softmax`` calls) are switched off with it while ``fn`` runs."""
+    which ``softmax`` calls, and ``l2_penalty``) are switched off with it while ``fn`` runs."""
     from chesslab.evaluators.policy_value import policy_value_loss
     from chesslab.nn import losses
     fn = own_work(fn, policy_value_loss, losses.mse, losses.softmax_cross_entropy,
-                  losses.log_softmax)
+                  losses.log_softmax, losses.l2_penalty)
 
     def compare(case):
         net, x, logits, v, pi, z, mask, c = case

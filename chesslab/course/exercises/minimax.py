@@ -1,4 +1,10 @@
-"""Checkers of notebook 06: counting a game tree (perft) and minimax."""
+"""Checkers of notebook 06: counting a game tree (perft) and minimax.
+
+The notebook asks for a recursion of the student's own, so while the student's function
+runs, chesslab's other ways to the same number are switched off with the reference: the
+game tree (building it enumerates every node; ``nodes``, ``size``), the teaching searches
+(for perft their leaf, ``teaching.static``, which all of them call) and the searcher (a
+counting evaluator counts the leaves; their values are minimax's)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -8,7 +14,8 @@ import chess
 from chesslab.course.checking import CheckResult, own_work, run_cases, seeded_boards
 from chesslab.evaluators.handwritten import MaterialEvaluator
 from chesslab.search import teaching
-from chesslab.search.tree import GameTree
+from chesslab.search.searcher import Searcher
+from chesslab.search.tree import GameTree, TreeNode
 
 
 def perft(board: chess.Board, depth: int) -> int:
@@ -39,7 +46,8 @@ def _quiet_trees(count, seed, depth):
 
 def check_perft(fn, cases: int = 20, seed: int = 2, show=True) -> CheckResult:
     """``fn(board, depth) -> int``: how many move sequences lie ``depth`` plies below."""
-    fn = own_work(fn, perft)
+    fn = own_work(fn, perft, GameTree.__init__, GameTree.nodes, GameTree.size, TreeNode.size,
+                  teaching.static, Searcher._negamax)   # static: every teaching search's leaf
     settings = [(chess.Board(), 3)] + [(board, 1 + i % 2)
                                        for i, board in enumerate(seeded_boards(cases - 1, seed))]
 
@@ -56,7 +64,9 @@ def check_minimax(fn, cases: int = 12, seed: int = 3, show=True) -> CheckResult:
     child value, Black the smallest, ``evaluate(board)`` at depth 0. Against
     ``tree.GameTree`` on positions with no mate or draw inside the tree (depths 1-2)."""
     evaluate = MaterialEvaluator().evaluate
-    fn = own_work(fn, GameTree.minimax, GameTree._back_up, teaching.negamax)
+    fn = own_work(fn, GameTree.minimax, GameTree._back_up, teaching.negamax,
+                  GameTree.alphabeta, teaching.alphabeta, teaching.alphabeta_minmax,
+                  Searcher._negamax)
 
     def compare(case):
         board, depth, tree = case

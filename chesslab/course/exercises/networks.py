@@ -33,7 +33,8 @@ def check_dense_backward(fn, cases: int = 50, seed: int = 0, show=True) -> Check
 def check_conv2d(fn, cases: int = 30, seed: int = 0, show=True) -> CheckResult:
     """``fn(x, weight, bias, padding) -> output`` (cross-correlation, no kernel flip;
     x is (N, C, H, W), weight (out, C, k, k)) against ``chesslab.nn.conv2d_naive``."""
-    rng, fn = np.random.default_rng(seed), own_work(fn, conv2d_naive, nn.Conv2D.forward)
+    rng, fn = np.random.default_rng(seed), own_work(fn, conv2d_naive, nn.Conv2D.forward,
+                                                   nn.Conv2D.im2col, nn.Conv2D._windows)
     settings = [(int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(1, 4)),
                  int(rng.choice([1, 3])), int(rng.integers(0, 2))) for _ in range(cases)]
 
