@@ -194,7 +194,7 @@ def _results_net_comparison(args):
     data = net_comparison.measure_net_comparison(args.nets, args.seeds, args.train_positions,
                                                  args.sample, out=out, workers=args.workers,
                                                  command=args.command_line)
-    for a, b in (("ann", "cnn"), ("ann64", "cnn64")):
+    for a, b in (("ann", "cnn"), ("ann64", "cnn64"), ("conv", "residual")):
         if net_comparison.runs_of(data, a) and net_comparison.runs_of(data, b):
             print(net_comparison.format_verdict(net_comparison.verdict(data, a, b)))
     print(f"written to {out}")

@@ -37,8 +37,9 @@ from chesslab.evaluators.neural import target_kind
 from chesslab.training.recipe import RECIPE, network_view, training_positions
 
 #: The compared nets, in the order they are trained (the thesis's two layer types on
-#: the 14 planes first, then on the thesis's 64 numbers).
-COMPARED = ("ann", "cnn", "ann64", "cnn64")
+#: the 14 planes first, then on the thesis's 64 numbers, then the tutorial's conv and
+#: residual nets).
+COMPARED = ("ann", "cnn", "ann64", "cnn64", "conv", "residual")
 #: Training seeds (weights and shuffling); the training positions do not depend on them.
 SEEDS = (0, 1, 2)
 #: Training positions drawn from the training split (before the recipe's quiet leaves
