@@ -86,3 +86,26 @@ def test_comparison_curves_draw_every_seed_of_each_net():
         assert "no run of ann, cnn" in str(exc)
     else:
         raise AssertionError("a comparison without the nets drew a figure")
+
+
+def test_comparison_errors_sort_the_nets_by_mean_error_with_a_dot_per_seed():
+    def run(net, seed, mae, parameters):
+        return {"net": net, "seed": seed, "parameters": parameters,
+                "test_depth1": {"mae_cp": mae}}
+    data = {"recipe": {"train_positions": 1000},
+            "runs": {"ann@0": run("ann", 0, 130.0, 50), "ann@1": run("ann", 1, 126.0, 50),
+                     "conv@0": run("conv", 0, 110.0, 900), "cnn@0": run("cnn", 0, 120.0, 7),
+                     "cnn@1": run("cnn", 1, 122.0, 7), "cnn@2": run("cnn", 2, 118.0, 7)}}
+    ax = ft.comparison_errors_figure(data).axes[0]
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert [label.split()[0] for label in labels] == ["conv", "cnn", "ann"]   # lowest first
+    assert "900 param." in labels[0]
+    assert [bar.get_height() for bar in ax.patches] == [110.0, 120.0, 128.0]
+    assert [list(line.get_ydata()) for line in ax.lines] == [[110.0], [120.0, 122.0, 118.0],
+                                                            [130.0, 126.0]]
+    try:
+        ft.comparison_errors_figure(data, ("ann", "residual"))
+    except ValueError as exc:
+        assert "no run of residual" in str(exc)
+    else:
+        raise AssertionError("a comparison without the net drew a figure")

@@ -229,6 +229,38 @@ def comparison_curves_figure(data: dict, nets=("ann64", "cnn64")):
     return fig
 
 
+def comparison_errors_figure(data: dict, nets=None):
+    """Each compared net's depth-1 test error in a fair comparison (``results
+    net-comparison``, its JSON as ``data``): one dot per seed and a bar at their mean, the
+    nets sorted by that mean, each labelled with its size. The picture beside the printed
+    verdicts, which say which of the gaps are beyond the noise."""
+    nets = list(nets or dict.fromkeys(r["net"] for r in data["runs"].values()))
+    runs = {net: sorted((r for r in data["runs"].values() if r["net"] == net),
+                        key=lambda r: r["seed"]) for net in nets}
+    missing = [net for net, found in runs.items() if not found]
+    if missing:
+        raise ValueError(f"the comparison holds no run of {', '.join(missing)}; run "
+                         f"`python -m chesslab results net-comparison`")
+    errors = {net: [r["test_depth1"]["mae_cp"] for r in runs[net]] for net in nets}
+    order = sorted(nets, key=lambda net: np.mean(errors[net]))
+    fig, ax = plt.subplots(figsize=(1.4 * len(order) + 1.6, 3.4))
+    x = np.arange(len(order))
+    ax.bar(x, [np.mean(errors[net]) for net in order], 0.6, color="lightgrey",
+           label="mean of the seeds")
+    for k, net in enumerate(order):
+        ax.plot(np.full(len(errors[net]), k), errors[net], "o", color="C0", ms=4,
+                label="one seed" if k == 0 else None)
+    ax.set_xticks(x, [f"{net}\n{runs[net][0]['parameters']:,} param." for net in order],
+                  fontsize=8)
+    ax.set_ylabel("depth-1 test MAE (cp)")
+    ax.set_title(f"trained alike on the same {data['recipe']['train_positions']:,} positions "
+                 f"(lower is better)", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
 def plot_history(history: History, title: str = "", axes=None):
     """Loss (train and validation) and validation accuracy per epoch; returns the figure."""
     if axes is None:
