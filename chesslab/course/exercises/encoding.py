@@ -26,10 +26,22 @@ def check_thesis_vector(fn, cases: int = 200, seed: int = 0, show=True) -> Check
                   board_encoding._piece_bitboards, features.piece_bits)
 
     def compare(board):
-        problem = close_arrays(np.asarray(fn(board.copy())).reshape(-1), thesis_vector(board),
-                         "square")
+        problem = _entry_problem(np.asarray(fn(board.copy()), dtype=float).reshape(-1),
+                                 thesis_vector(board))
         return problem and f"{problem} in {board.fen()}"
     return run_cases("my_thesis_vector", seeded_boards(cases, seed), compare, show)
+
+
+def _entry_problem(mine, want):
+    """None if the 64 numbers agree, else the first entry that differs named with its
+    square, "entry 2 (c8)": entry 0 is a8, while python-chess's square 2 is c1, and that
+    mix-up is the mistake this checker most often has to point at."""
+    problem = close_arrays(mine, want, "your vector")
+    if problem is None or mine.shape != want.shape:
+        return problem
+    i = int(np.flatnonzero(~np.isclose(mine, want, atol=1e-6, rtol=1e-5))[0])
+    square = chess.square_name(chess.square(i % 8, 7 - i // 8))
+    return f"entry {i} ({square}) is {mine[i]:.6g}, expected {want[i]:.6g}"
 
 
 #: Positions for the move planes' rules that random positions rarely draw: en passant for
