@@ -1,12 +1,14 @@
 """course.exercises.design: the checkers of notebook 02's design: a right answer passes, a
 typical mistake is caught, an untouched stub is "not attempted"."""
+import hashlib
 import random
 
 import chess
 import numpy as np
 import pytest
 
-from chesslab.course.exercises.design import check_material_design, design_inputs, MATERIAL_BAR
+from chesslab.course.exercises.design import (check_material_design, design_inputs, MATERIAL_BAR,
+                                              positions_digest)
 from chesslab.board.scores import material_balance
 from chesslab.course.checking import seeded_boards
 
@@ -29,6 +31,11 @@ def test_a_good_design_passes_and_the_thesis_design_is_far_from_the_bar(material
     said = capsys.readouterr().out
     assert result.ok and "passed" in said
     assert "1,600 training and 400 validation positions" in said    # 80% of 2000 boards
+    # the digest names the validation positions: notebook 02's split, FENs one a line
+    val = np.random.default_rng(1).permutation(2000)[1600:]
+    fens = "\n".join(boards[i].fen() for i in val)
+    assert f"validation FEN digest {hashlib.sha256(fens.encode()).hexdigest()[:12]}" in said
+    assert result.digest != positions_digest(boards[:400])          # other positions, other digest
     thesis = {"inputs": "thesis", "topology": [64, 64, 64, 1], "activation": "sigmoid",
               "lr": 0.001, "epochs": 20, "batch": 32}
     result = check_material_design(lambda: thesis, boards, y)

@@ -4,6 +4,7 @@ measures it against a bar. There is no single right answer, so the verdict says 
 the design is from the bar, and whether its training itself had converged."""
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 
@@ -34,6 +35,13 @@ def design_inputs(boards, inputs: str) -> np.ndarray:
     return planes.reshape(len(boards), -1).astype(np.float32)
 
 
+def positions_digest(boards) -> str:
+    """The first 12 hex digits of the SHA-256 of the boards' FENs, one a line: the notebook
+    prints the same digest of its validation positions, so a reader sees that the checker
+    measures a design on exactly those positions (equal sizes alone would not show it)."""
+    return hashlib.sha256("\n".join(board.fen() for board in boards).encode()).hexdigest()[:12]
+
+
 def train_design(design: dict, x_train, y_train, x_val, y_val, seed: int = 0):
     """Train the design's network (Adam, mean squared error, the notebook's loop) and
     return its (training, validation) errors after the last epoch (no picking the best
@@ -60,6 +68,7 @@ class DesignResult(CheckResult):
     bar: float = MATERIAL_BAR
     training_errors: tuple = ()
     sizes: tuple = ()                        # (training positions, validation positions)
+    digest: str = ""                         # positions_digest of the validation positions
 
     def __str__(self):
         if not self.attempted or self.first_failure:
@@ -69,6 +78,8 @@ class DesignResult(CheckResult):
         trained = ", ".join(f"{e:.4f}" for e in self.training_errors)
         sizes = (f"; {self.sizes[0]:,} training and {self.sizes[1]:,} validation positions"
                  if self.sizes else "")
+        if self.digest:
+            sizes += f", validation FEN digest {self.digest}"
         measured = (f"{self.name}: validation error {said} over {self.cases} seeds "
                     f"(training error {trained}{sizes})")
         if self.ok:
@@ -101,12 +112,14 @@ def check_material_design(make_design, boards, targets, seeds=(0, 1), bar: float
     """``make_design() -> dict``: the input (one of ``DESIGN_INPUTS``), the topology, the
     activation, the learning rate, the epochs (at most ``MAX_EPOCHS``) and the batch size
     (at least ``MIN_BATCH``) of a network that learns material. The checker trains it on 80% of ``boards``
-    (``targets`` = material / 1000) once per seed and passes it when every seed's
+    (``targets`` = material / 1000) once per seed, split by notebook 02's seeded shuffle
+    (the line prints the validation positions' ``positions_digest``, which the notebook
+    prints too), and passes it when every seed's
     validation error after the last epoch is at most ``bar``; the line shows the training
     error too, so an undertrained design reads as undertrained, not as a bad idea."""
-    def verdict(passed, problem=None, errors=(), attempted=True, training=(), sizes=()):
+    def verdict(passed, problem=None, errors=(), attempted=True, training=(), sizes=(), digest=""):
         result = DesignResult("my_material_design", len(seeds), passed, problem, attempted,
-                              tuple(errors), bar, tuple(training), tuple(sizes))
+                              tuple(errors), bar, tuple(training), tuple(sizes), digest)
         if show:
             print(result)
         return result
@@ -139,4 +152,4 @@ def check_material_design(make_design, boards, targets, seeds=(0, 1), bar: float
     training, errors = ([e if math.isfinite(e) else math.inf for e in column]
                         for column in zip(*measured))
     return verdict(sum(e <= bar for e in errors), None, errors, training=training,
-                   sizes=(len(train), len(val)))
+                   sizes=(len(train), len(val)), digest=positions_digest([boards[i] for i in val]))
