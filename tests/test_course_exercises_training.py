@@ -22,6 +22,18 @@ def test_sample_plies_checker():
     bad = check_sample_plies(forgets_the_last, show=False)
     assert not bad.ok and "missing" in bad.first_failure
 
+    def last_twice(n):
+        return sample_plies(n) + [n]
+    twice = check_sample_plies(last_twice, show=False)
+    assert not twice.ok
+    assert twice.first_failure == "a game of 1 ply: you keep [1, 1]; kept more than once [1]"
+
+    def backwards(n):
+        return sample_plies(n)[::-1]
+    swapped = check_sample_plies(backwards, lengths=[12], show=False)
+    assert not swapped.ok and "increasing order" in swapped.first_failure
+    assert "12 plies" in swapped.first_failure
+
 
 def stub(*args):
     raise NotImplementedError("your code here")

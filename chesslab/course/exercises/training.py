@@ -22,9 +22,14 @@ def check_sample_plies(fn, show=True, lengths=range(1, 301)) -> CheckResult:
         if mine == want:
             return None
         extra, missing = sorted(set(mine) - set(want)), sorted(set(want) - set(mine))
-        return (f"a game of {n} plies: you keep {mine[:12]}{'...' if len(mine) > 12 else ''}"
-                f"; extra {extra[:6]}, missing {missing[:6]}"
-                + (", or out of order" if not extra and not missing else ""))
+        twice = sorted(p for p in set(mine) if mine.count(p) > 1)
+        problems = [f"{what} {plies[:6]}" for what, plies in
+                    (("extra", extra), ("missing", missing), ("kept more than once", twice))
+                    if plies]
+        if not problems:
+            problems = ["the right plies, out of order: keep them in increasing order"]
+        return (f"a game of {n} {'ply' if n == 1 else 'plies'}: you keep "
+                f"{mine[:12]}{'...' if len(mine) > 12 else ''}; {', '.join(problems)}")
     return run_cases("my_sample_plies", list(lengths), compare, show)
 
 
