@@ -84,8 +84,7 @@ def random_positions(count: int, seed: int = 0, max_plies: int = 200, exclude=()
     depend on the number of workers, and asking for fewer positions gives the start of
     the same list. When ``RANDOM_POSITIONS_FILE`` covers the request (the same seed and
     max_plies, nothing excluded, no more positions than it holds), the positions are
-    read from it instead of walked again (a test walks the file's first positions and a
-    sample of the others again and compares).
+    read from it instead of walked again.
     """
     seen = set(position_key(f) for f in exclude)
     if not seen and count > 0:
