@@ -27,6 +27,25 @@ def test_alphabeta_fragment_shows_pruned_nodes():
     assert "pruned" in [t.get_text() for t in ax.texts]
 
 
+def test_pruning_figure_agrees_with_minimax_and_marks_the_bounds():
+    board = chess.Board("4k3/8/8/3q4/8/2N5/8/4K3 w - - 0 1")    # Nxd5 takes the queen
+    drawn = fs.pruning_figure(board, load_evaluator("material"), depth=2, title="pruned")
+    assert drawn.move == drawn.minimax_move == chess.Move.from_uci("c3d5")
+    assert drawn.value == 0                                     # a lone knight: a draw
+    assert 0 < drawn.visited < drawn.nodes
+    assert drawn.returned[0] == ("Nxd5", "exact", 0)            # searched first, full window
+    assert {bound for _, bound, _ in drawn.returned[1:]} == {"upper"}
+    assert all(value <= 0 for _, _, value in drawn.returned[1:])
+    texts = [t.get_text() for t in drawn.figure.axes[0].texts]
+    assert "pruned" in texts and drawn.figure.axes[0].get_title() == "pruned"
+
+
+def test_negamax_listing_is_the_teaching_negamax_only():
+    listing = fs.negamax_listing()
+    assert listing.startswith("def negamax(")
+    assert "def alphabeta" not in listing and "def quiesce" not in listing
+
+
 def _result():
     moves = [chess.Move.from_uci(u) for u in ("e2e4", "d2d4", "g1f3")]
     return SimpleNamespace(moves=moves, visits=np.array([3, 10, 1]),

@@ -5,7 +5,8 @@ drawing on the axes it is given:
 * ``board``: 8x8 arrays as heat maps, positions as small boards;
 * ``encoding``: the thesis's 64 numbers, the 14 and 9 planes, the piece table, the policy;
 * ``training``: the CNN diagram, model-file listings, training curves, the recipe;
-* ``search``: the thesis game tree, MCTS visits and values, the self-play curve;
+* ``search``: the thesis game tree, alpha-beta's pruning on it, the teaching negamax's
+  listing, MCTS visits and values, the self-play curve;
 * ``results``: cost vs depth, the round robin, the accuracy table, match bars;
 * ``diagrams``: alpha-beta's windows, the Elo scale, the policy-value network, the
   AlphaZero loop;
@@ -30,8 +31,9 @@ from chesslab.figures.training import (cnn_structure_figure, model_listing, netw
 from chesslab.figures.results import (accuracy_table_figure, depth_cost_figure, ladder_figure,
                                       network_steps_figure, plot_results, read_results,
                                       standings_figure, tournament_figure)
-from chesslab.figures.search import (MCTS_STEPS, draw_fragment, game_tree_figure,
-                                     mcts_steps_figure, plot_curve, plot_search, search_svg)
+from chesslab.figures.search import (MCTS_STEPS, PrunedTree, draw_fragment, game_tree_figure,
+                                     mcts_steps_figure, negamax_listing, plot_curve,
+                                     plot_search, pruning_figure, search_svg)
 
 __all__ = [
     "backprop_graph_figure", "backprop_values",
@@ -46,6 +48,6 @@ __all__ = [
     "residual_block_figure", "saved_model_figure", "training_curves_figure",
     "accuracy_table_figure", "depth_cost_figure", "ladder_figure", "network_steps_figure",
     "plot_results", "read_results", "standings_figure", "tournament_figure",
-    "MCTS_STEPS", "draw_fragment", "game_tree_figure", "mcts_steps_figure", "plot_curve",
-    "plot_search", "search_svg",
+    "MCTS_STEPS", "PrunedTree", "draw_fragment", "game_tree_figure", "mcts_steps_figure",
+    "negamax_listing", "plot_curve", "plot_search", "pruning_figure", "search_svg",
 ]

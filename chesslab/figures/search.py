@@ -1,6 +1,10 @@
-"""Pictures of search: the thesis game tree with boards at its nodes, and what MCTS
-found (visit counts, mean values, arrows) and learned (the endgame curve)."""
+"""Pictures of search: the thesis game tree with boards at its nodes, alpha-beta's
+pruning on it, the teaching negamax's listing, and what MCTS found (visit counts, mean
+values, arrows) and learned (the endgame curve)."""
 from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
 
 import chess
 import chess.svg
@@ -10,6 +14,7 @@ import numpy as np
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.figures.board import draw_board
 from chesslab.board.scores import format_score
+from chesslab.search.teaching import negamax
 from chesslab.search.tree import GameTree
 
 
@@ -91,6 +96,47 @@ def game_tree_figure(depth: int = 3, levels: int = 2, width: int = 3):
                  f"{width} children per node; pst evaluation, minimax values in "
                  f"centipawns for White", fontsize=10)
     return ax.figure
+
+
+@dataclass
+class PrunedTree:
+    """What ``pruning_figure`` drew: alpha-beta's move and the nodes it visited of the
+    tree's ``nodes``, minimax's move and root ``value``, and ``returned``: (san, bound,
+    value) of the root's first children as alpha-beta left them (bound "exact", "upper"
+    for at most or "lower" for at least)."""
+    figure: object
+    move: chess.Move
+    visited: int
+    nodes: int
+    minimax_move: chess.Move
+    value: float
+    returned: list
+
+
+def pruning_figure(board: chess.Board, evaluator, depth: int = 2, levels: int = 2,
+                   width: int = 3, title: str | None = None) -> PrunedTree:
+    """Alpha-beta on a small game tree, drawn like the thesis's fragment: the first
+    ``width`` children in move order, faded where alpha-beta never looked, each value as
+    alpha-beta returned it (a bound marked with its sign). Minimax runs on the same tree
+    first, for the move and value alpha-beta must agree with."""
+    tree = GameTree(board, evaluator, depth=depth)
+    minimax_move, _ = tree.minimax()
+    value = tree.root.value
+    move, visited = tree.alphabeta()        # marks the visited nodes and the bounds
+    fig, ax = plt.subplots(figsize=(11, 5.5))
+    draw_fragment(tree, levels=levels, width=width, ax=ax, best_first=False)
+    if title:
+        ax.set_title(title)
+    returned = [(c.san, c.bound, c.value) for c in tree.root.children[:width]]
+    return PrunedTree(fig, move, visited, tree.size(), minimax_move, value, returned)
+
+
+def negamax_listing() -> str:
+    """The source of the teaching negamax (minimax written once for both sides), the
+    base alpha-beta is written on. Notebook 06 grades minimax and is over by then; the
+    listing comes from here so that a notebook names no module holding the references
+    of exercises still open (alpha-beta's and quiescence's)."""
+    return inspect.getsource(negamax)
 
 
 # --- MCTS -----------------------------------------------------------------------------

@@ -40,7 +40,7 @@ _MAX_PLY = 64
 #: The full search's switches: keyword arguments of ``Searcher`` and ``search``, each on
 #: by default for ``"full"`` and off for the other algorithms; what each one buys.
 SWITCHES = {
-    "ordering": "likely best moves first, so alpha-beta cuts off sooner (``ordering``)",
+    "ordering": "likely best moves first, so alpha-beta cuts off sooner",
     "killers": "remember the quiet moves that caused a cutoff, per ply and anywhere",
     "tt": "transposition table: a position reached again is not searched again",
     "quiescence": "past the depth limit, play the captures out before scoring",
