@@ -7,8 +7,8 @@ chess player would look at first. Each number is a named column of
 * ``material``: White's material minus Black's (pawn 100, knight and bishop 300, rook
   500, queen 900), the chapter's values.
 * ``piece_square``: the positional part only: White's piece-square values minus
-  Black's, with the chapter's knight table and the usual tables for the other pieces
-  (middlegame king table).
+  Black's, with the chapter's knight table and, for the other pieces, the tables of the
+  Chess Programming Wiki's Simplified Evaluation Function (middlegame king table).
 * ``mobility``: White's legal move count minus Black's. The side not to move is
   counted on a copy with the turn flipped (en passant cleared); the caller's board is
   never touched. In that flipped copy a king "capture" counts as a move, so a side

@@ -32,8 +32,9 @@ class MaterialEvaluator(Evaluator):
         return float(score)
 
 
-# Piece-square tables: centipawns added to a piece's value on each square, written
-# from White's side with row 0 = rank 8 (the board as printed). Black uses the mirror.
+# Piece-square tables, the Chess Programming Wiki's Simplified Evaluation Function:
+# centipawns added to a piece's value on each square, written from White's side with
+# row 0 = rank 8 (the board as printed). Black uses the mirror.
 _PST_ROWS = {
     chess.PAWN: """
           0   0   0   0   0   0   0   0
