@@ -58,13 +58,17 @@ REPORT_SECONDS = 0.5
 class Limits:
     """A ``go`` command's limits: ``seconds`` from ``started`` (the hard budget of this
     move), ``depth`` (plies), ``nodes`` (positions, MCTS: simulations), ``infinite``.
-    None everywhere and not infinite: play as the spec says."""
+    None everywhere and not infinite: play as the spec says. ``optimum``: seconds from
+    ``started`` after which an alpha-beta search starts no new iteration (None: half of
+    ``seconds``); a clock's ``timecontrol.time_budget`` gives it
+    (``Thinker.clock_limits``)."""
 
     seconds: float | None = None
     depth: int | None = None
     nodes: int | None = None
     infinite: bool = False
     started: float = field(default_factory=time.perf_counter)
+    optimum: float | None = None
 
     def given(self) -> bool:
         return self.infinite or any(v is not None for v in (self.seconds, self.depth,
@@ -115,8 +119,8 @@ class StopClock(Clock):
     """The search's clock with a stop button: once ``stop`` (a ``threading.Event``) is
     set, no iteration after the first starts and a started one is abandoned."""
 
-    def __init__(self, time_limit=None, node_limit=None, stop=None):
-        super().__init__(time_limit, node_limit)
+    def __init__(self, time_limit=None, node_limit=None, stop=None, optimum=None):
+        super().__init__(time_limit, node_limit, optimum)
         self.stop, self.live = stop, False
 
     def start_iteration(self, depth, nodes):
@@ -135,7 +139,8 @@ class StopClock(Clock):
 class ReportingSearcher(Searcher):
     """``Searcher`` with a stop button (``stop``, an Event read by ``StopClock``), the
     clock read more often than the searcher reads it (``_CHECK_MASK``: a stop is
-    answered in milliseconds), and ``on_iteration(board, depth, exact, nodes,
+    answered in milliseconds), an ``optimum`` (seconds; no new iteration after it,
+    None: half the time limit) and ``on_iteration(board, depth, exact, nodes,
     seconds)`` called after each finished iteration. What it searches is the
     searcher's own: the same moves and node counts at a fixed depth
     (``tests/test_matches_uci.py`` compares)."""
@@ -144,9 +149,11 @@ class ReportingSearcher(Searcher):
         super().__init__(*args, **kwargs)
         self.stop = None
         self.on_iteration = None
+        self.optimum = None
 
     def _start(self, board, clock):
-        super()._start(board, StopClock(clock.time_limit, clock.node_limit, self.stop))
+        super()._start(board, StopClock(clock.time_limit, clock.node_limit, self.stop,
+                                        self.optimum))
 
     def _iteration(self, board, depth, moves, done, ties):
         finished = super()._iteration(board, depth, moves, done, ties)
@@ -185,6 +192,14 @@ class Thinker:
         """Report ``k`` lines; False if this player has only one."""
         return k == 1
 
+    def clock_limits(self, budget, started: float | None = None) -> Limits:
+        """The limits of a move on a clock, from ``timecontrol.time_budget``'s ``budget``:
+        here its share (a player that can stop at any moment stops there)."""
+        limits = Limits(seconds=budget.share)
+        if started is not None:
+            limits.started = started
+        return limits
+
     def new_game(self):
         reset = getattr(self.player, "reset", None)
         if callable(reset):
@@ -212,11 +227,23 @@ class SearchThinker(Thinker):
         self.player.searcher.multipv = k
         return True
 
+    def clock_limits(self, budget, started=None):
+        """Iterative deepening on a clock: no new iteration after the budget's optimum,
+        a started one abandoned at its maximum."""
+        limits = super().clock_limits(budget, started)
+        limits.seconds, limits.optimum = budget.maximum, budget.optimum
+        return limits
+
     def think(self, board, limits, stop, say):
         p, searcher = self.player, self.player.searcher
+        optimum = None
         if limits.given():
             depth, seconds = self._capped(limits.depth, limits.left(), limits)
             nodes = limits.nodes
+            if limits.optimum is not None and not limits.infinite and seconds is not None:
+                # never past half of a spec's own seconds (``nnue@1s`` keeps its rule)
+                optimum = min(limits.optimum - (time.perf_counter() - limits.started),
+                              0.5 * seconds)
         else:
             depth, seconds, nodes = p.depth, p.time_limit, None
         depth = max(1, min(depth or DEEPEST, DEEPEST))
@@ -229,11 +256,11 @@ class SearchThinker(Thinker):
                               k if self.multipv > 1 else None))
             reported["last"] = (count, exact[0][1])
 
-        searcher.stop, searcher.on_iteration = stop, on_iteration
+        searcher.stop, searcher.on_iteration, searcher.optimum = stop, on_iteration, optimum
         try:
             result = searcher.search(board, depth, seconds, p.rng, nodes)
         finally:
-            searcher.stop = searcher.on_iteration = None
+            searcher.stop = searcher.on_iteration = searcher.optimum = None
         p.last_result = result
         last = reported.get("last")
         if result.move is not None and (last is None or last[0] != result.nodes

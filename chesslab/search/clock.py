@@ -3,10 +3,14 @@
 Iterative deepening searches depth 1, 2, 3, ... and answers with the deepest result it
 finished. With a limit, two rules decide when to stop:
 
-* do not start an iteration once half the budget is spent (each costs several times
-  the one before, so it would most likely be cut short);
-* abandon a started iteration when the budget runs out (``OutOfTime``): the search
-  asks ``Clock.check`` every 1024 positions.
+* do not start an iteration once the *optimum* is spent: by default half the budget
+  (each iteration costs several times the one before, so a later one would most likely
+  be cut short); a game on a clock gives its own (``matches.timecontrol``);
+* abandon a started iteration when the budget (the *maximum*) runs out
+  (``OutOfTime``): the search asks ``Clock.check`` every 1024 positions. What the
+  abandoned iteration had already settled is kept: the searcher answers with the best
+  root move it had searched fully, the first one (the last iteration's best) or a later
+  one that beat it.
 
 The first iteration always completes, so there is always a move to play. A budget of
 positions gives the same answer on a busy machine as on a quiet one; seconds do not.
@@ -23,11 +27,17 @@ class OutOfTime(Exception):
 
 
 class Clock:
-    """Started when created; ``time_limit`` seconds and ``node_limit`` positions (or None)."""
+    """Started when created; ``time_limit`` seconds and ``node_limit`` positions (or None).
 
-    def __init__(self, time_limit: float | None = None, node_limit: int | None = None):
+    ``optimum``: seconds after which no iteration starts (None: half of ``time_limit``).
+    """
+
+    def __init__(self, time_limit: float | None = None, node_limit: int | None = None,
+                 optimum: float | None = None):
         self.start = time.perf_counter()
         self.time_limit, self.node_limit = time_limit, node_limit
+        self.optimum = (None if time_limit is None else
+                        0.5 * time_limit if optimum is None else min(optimum, time_limit))
         self.deadline = self.max_nodes = math.inf   # nothing stops the first iteration
 
     def seconds(self) -> float:
@@ -38,7 +48,7 @@ class Clock:
         if depth == 1:
             return True
         if self.time_limit is not None:
-            if self.seconds() > 0.5 * self.time_limit:
+            if self.seconds() > self.optimum:
                 return False
             self.deadline = self.start + self.time_limit
         if self.node_limit is not None:
