@@ -14,6 +14,7 @@ from chesslab.board.rules import TIME_FORFEIT, flag_result
 from chesslab.matches.clock import ClockPlayer, on_clock
 from chesslab.matches.match import match
 from chesslab.matches.players import make_player
+from chesslab.matches.timecontrol import time_budget
 from tests.needs_stockfish import needs_stockfish
 from tests.scripted_players import FirstMove
 
@@ -101,6 +102,23 @@ def test_each_kind_of_player_gets_its_clock_its_own_way():
     assert isinstance(on_clock(make_player("mcts")), ClockPlayer)
     rand, first = make_player("random"), FirstMove()
     assert on_clock(rand) is rand and on_clock(first) is first   # they just move, timed
+
+
+def test_a_search_on_a_clock_gets_the_optimum_and_the_maximum_mcts_the_share():
+    """What each thinker is asked for, on a clock with 20 s left at 60+0.6 (no move is
+    timed: the thinker is replaced by one that writes its limits down)."""
+    budget = time_budget(20.0, 0.6)
+    for spec, seconds, optimum in (("pst", budget.maximum, budget.optimum),
+                                   ("mcts", budget.share, None)):
+        player, asked = on_clock(make_player(spec)), []
+
+        def think(board, limits, stop, say):
+            asked.append(limits)
+            return next(iter(board.legal_moves))
+
+        player.thinker.think = think
+        player.choose_move_on_clock(chess.Board(), GameClock(20.0, 45.0, 0.6))
+        assert (asked[0].seconds, asked[0].optimum) == (seconds, optimum), spec
 
 
 def test_an_mcts_game_on_a_clock_ends_by_the_resign_rule_too():

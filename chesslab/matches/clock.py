@@ -12,9 +12,10 @@ the class event and the ladders) does the same two steps, written here once:
   keeps for each side.
 
 ``on_clock`` decides how a player spends its clock: Stockfish gets both clocks itself;
-the searching players and MCTS think through ``matches.thinking`` for the time
-``matches.timecontrol.move_time`` gives them on their remaining clock (the same time
-management as the UCI engine), capped by the spec's own depth or simulations
+the searching players and MCTS think through ``matches.thinking`` for the times
+``matches.timecontrol.time_budget`` gives them on their remaining clock (the
+alpha-beta search: no new iteration after the optimum, a started one abandoned at the
+maximum; MCTS: the share), capped by the spec's own depth or simulations
 (``thinking.spec_caps``); any other player simply moves, its time counted.
 """
 from __future__ import annotations
@@ -23,8 +24,8 @@ import threading
 
 from chesslab.board.game import Player, format_time_control
 from chesslab.matches.specs import format_spec, parse_spec
-from chesslab.matches.thinking import Limits, WorkerThinker, spec_caps, thinker_for
-from chesslab.matches.timecontrol import DEFAULT_OVERHEAD, move_time, parse_time_control
+from chesslab.matches.thinking import WorkerThinker, spec_caps, thinker_for
+from chesslab.matches.timecontrol import DEFAULT_OVERHEAD, parse_time_control, time_budget
 
 __all__ = ["clock_text", "seat_on_clock", "on_clock", "check_clock_spec", "ClockPlayer"]
 
@@ -56,9 +57,10 @@ def clock_text(time_control: str | None, specs=()) -> str | None:
 
 
 class ClockPlayer(Player):
-    """A searching or MCTS player on a clock: each move thinks (``thinker_for``) for
-    ``move_time`` of its own remaining clock, keeping ``overhead`` seconds aside; a depth
-    or a number of simulations in its spec caps the search as in the UCI engine."""
+    """A searching or MCTS player on a clock: each move thinks (``thinker_for``) within
+    the ``time_budget`` of its own remaining clock (``Thinker.clock_limits``), keeping
+    ``overhead`` seconds aside; a depth or a number of simulations in its spec caps the
+    search as in the UCI engine."""
 
     def __init__(self, player, thinker, overhead: float = DEFAULT_OVERHEAD):
         self.name, self.seed, self.rng = player.name, player.seed, player.rng
@@ -73,9 +75,10 @@ class ClockPlayer(Player):
         return self.player.choose_move(board)
 
     def choose_move_on_clock(self, board, clock):
-        budget = move_time(clock.remaining(board.turn), clock.increment,
-                           overhead=self.overhead)
-        return self.thinker.think(board, Limits(seconds=budget), self.stop, lambda line: None)
+        budget = time_budget(clock.remaining(board.turn), clock.increment,
+                             overhead=self.overhead)
+        limits = self.thinker.clock_limits(budget)
+        return self.thinker.think(board, limits, self.stop, lambda line: None)
 
     def close(self):
         self.player.close()

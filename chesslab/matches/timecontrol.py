@@ -2,24 +2,38 @@
 
 A clock gives each side ``base`` seconds for the game and adds ``increment`` seconds
 after each of its moves (``60+0.6``); a GUI may also say how many moves remain before
-the clock is topped up again (``movestogo``). ``move_time`` turns what is left into a
-budget for this move; the search treats that budget as a hard limit (``search.clock``:
-no new iteration after half of it, an iteration abandoned when it runs out), so a move
-usually takes well under it.
+the clock is topped up again (``movestogo``). ``time_budget`` turns what is left into
+three times for this move, as engine authors do:
 
-The rule: plan as if ``HORIZON`` moves were still to come (or ``movestogo`` if fewer),
-spend an equal share of the clock on each, plus most of the increment (it comes back
-after the move), and never more than ``MAX_FRACTION`` of what is left. ``overhead`` is
-kept aside on every move for what the clock sees but the search does not: the pipe
-to the GUI, starting the search, a busy machine. The UCI engine (``matches.uci``) and
-games on a clock share this one function.
+* the *share*: plan as if ``HORIZON`` moves were still to come (or ``movestogo`` if
+  fewer), an equal share of the clock for each plus most of the increment (it comes
+  back after the move), never more than ``MAX_FRACTION`` of what is left. It is what a
+  move may spend on average; a search that can stop at any moment (MCTS) stops there;
+* the *optimum*: iterative deepening starts no new iteration after it
+  (``search.clock``). An iteration costs a few times the one before, so one begun just
+  before the optimum usually ends well after it: the optimum is ``OPTIMUM_SCALE`` of the
+  share, so that what a move really takes is near the share on average;
+* the *maximum*: a started iteration is abandoned then. It is ``MAXIMUM_SCALE`` shares,
+  so that an iteration begun before the optimum is rarely cut short (its work would be
+  mostly lost), and never more than ``MAX_FRACTION`` of what is left. The optimum is
+  at most half of it (an iteration begun just before the optimum needs room to finish),
+  which near the end of the clock is the one-number rule below.
+
+A single number (``move_time``, the share) gives the search's older one-number rule
+(no new iteration after half of it, abandoned at it); on a clock it left much of the
+clock unused and often abandoned the iteration it had started. ``overhead`` is kept
+aside on every move for what the clock sees but the search does not: the pipe to the
+GUI, starting the search, a busy machine. The UCI engine (``matches.uci``) and games on
+a clock (``matches.clock``) share these functions.
 """
 from __future__ import annotations
 
 import math
 import re
+from typing import NamedTuple
 
-__all__ = ["move_time", "parse_time_control", "HORIZON", "MAX_FRACTION", "INCREMENT_SHARE",
+__all__ = ["time_budget", "TimeBudget", "move_time", "parse_time_control", "HORIZON",
+           "MAX_FRACTION", "INCREMENT_SHARE", "OPTIMUM_SCALE", "MAXIMUM_SCALE",
            "DEFAULT_OVERHEAD", "MIN_MOVE_TIME"]
 
 #: Moves the clock is planned to last when the GUI does not say (``movestogo``).
@@ -28,6 +42,13 @@ HORIZON = 30
 MAX_FRACTION = 0.5
 #: The share of the increment spent on the move it is added after.
 INCREMENT_SHARE = 0.8
+#: The optimum (no new iteration after it) as a fraction of the share. Chosen by
+#: replaying the nnue player's iteration times on a simulated 60+0.6 clock (a match on
+#: the clock is what measures it): lower leaves the clock unused, higher plays long games
+#: on the increment alone.
+OPTIMUM_SCALE = 0.6
+#: The maximum (a started iteration is abandoned) in shares.
+MAXIMUM_SCALE = 3.0
 #: Seconds kept aside per move for the pipe, the process and a busy machine.
 DEFAULT_OVERHEAD = 0.1
 #: The least budget given (the search's first iteration always completes anyway).
@@ -36,9 +57,19 @@ MIN_MOVE_TIME = 0.01
 _TC = re.compile(r"^\s*(?P<base>\d+(?:\.\d*)?)\s*(?:\+\s*(?P<inc>\d+(?:\.\d*)?))?\s*$")
 
 
-def move_time(remaining: float, increment: float = 0.0, movestogo: int | None = None,
-              overhead: float = DEFAULT_OVERHEAD) -> float:
-    """Seconds to spend on this move with ``remaining`` seconds on the clock.
+class TimeBudget(NamedTuple):
+    """One move's times in seconds (see the module docstring): ``share`` (what a move
+    may spend on average), ``optimum`` (no new iteration after it), ``maximum`` (a
+    started iteration is abandoned)."""
+
+    share: float
+    optimum: float
+    maximum: float
+
+
+def time_budget(remaining: float, increment: float = 0.0, movestogo: int | None = None,
+                overhead: float = DEFAULT_OVERHEAD) -> TimeBudget:
+    """This move's share, optimum and maximum with ``remaining`` seconds on the clock.
 
     ``increment``: seconds added after the move; ``movestogo``: moves until the clock is
     topped up (None: a sudden-death clock, planned as ``HORIZON`` moves); ``overhead``:
@@ -57,8 +88,18 @@ def move_time(remaining: float, increment: float = 0.0, movestogo: int | None = 
         raise ValueError(f"movestogo must be a positive whole number, not {movestogo!r}")
     usable = max(remaining - overhead, 0.0)
     moves = HORIZON if movestogo is None else min(movestogo, HORIZON)
-    share = usable / moves + INCREMENT_SHARE * increment
-    return max(MIN_MOVE_TIME, min(share, MAX_FRACTION * usable))
+    even = usable / moves + INCREMENT_SHARE * increment
+    share = max(MIN_MOVE_TIME, min(even, MAX_FRACTION * usable))
+    maximum = max(MIN_MOVE_TIME, min(MAXIMUM_SCALE * even, MAX_FRACTION * usable))
+    optimum = min(OPTIMUM_SCALE * share, maximum / 2)
+    return TimeBudget(share, optimum, maximum)
+
+
+def move_time(remaining: float, increment: float = 0.0, movestogo: int | None = None,
+              overhead: float = DEFAULT_OVERHEAD) -> float:
+    """This move's share of the clock (``time_budget``) alone: for a caller that gives the
+    search one number (it starts no iteration after half of it and stops at it)."""
+    return time_budget(remaining, increment, movestogo, overhead).share
 
 
 def parse_time_control(text: str) -> tuple[float, float]:
