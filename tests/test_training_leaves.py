@@ -1,4 +1,5 @@
 """leaves: what a search asks its evaluator about, sampled and added to a dataset."""
+import json
 import random
 from dataclasses import replace
 
@@ -9,6 +10,8 @@ import pytest
 from chesslab.datasets import positions, records
 from chesslab.cli import main
 from chesslab.evaluators.registry import load_evaluator
+from chesslab.base.files import MODELS_DIR, file_tag
+from chesslab.training import leaves
 from chesslab.training.leaves import LeafRecorder, search_leaves, with_leaves
 from chesslab.search.searcher import search
 from chesslab.training.pipeline import TrainConfig, train_net
@@ -100,3 +103,55 @@ def test_data_leaves_grows_the_training_part_and_training_can_leave_them_out(tmp
         seen[leaves] = result.train_examples
     assert seen[True] > seen[False]
     assert main(["data", "leaves", "--data", str(path), "--evaluators", "nosuch"]) == 2
+
+
+def _games_file(path):
+    rows = [{"fen": fen, "cp": 10 * i, "wdl": [500, 300, 200], "source": "game",
+             "game_id": i, "ply": 20 + i, "result": "1-0", "sampled_by_rule": False}
+            for i, fen in enumerate(ROOTS * 4)]
+    return positions.save_dataset(positions.make_dataset(rows, {"depth": 10}), path)
+
+
+def test_data_leaves_searches_with_the_network_file_given_by_model(tmp_path, monkeypatch):
+    """--model reaches the search: the nnue that searches is the given file's, and the
+    run's metadata carries that file's fingerprint, not the shipped one's."""
+    network = json.loads((MODELS_DIR / "nnue.json").read_text())
+    network["bias3"] = [b + 1.0 for b in network["bias3"]]       # another evaluation
+    retrained = tmp_path / "my_models" / "nnue.json"
+    retrained.parent.mkdir()
+    retrained.write_text(json.dumps(network))
+    searched = []
+
+    def recording_search(roots, evaluators, *args, **kwargs):
+        searched.extend(evaluators)
+        return search_leaves(roots, evaluators, *args, **kwargs)
+
+    def no_stockfish(fens, *args, **kwargs):
+        return np.zeros(len(fens), dtype=np.int16), np.tile([0, 1000, 0], (len(fens), 1))
+    monkeypatch.setattr(leaves, "search_leaves", recording_search)
+    monkeypatch.setattr(leaves, "label_fens", no_stockfish)
+    data = _games_file(tmp_path / "d.npz")
+    assert main(["data", "leaves", "--data", str(data), "--roots", "2", "--rate", "0.5",
+                 "--search-depth", "1", "--evaluators", "nnue,pst",
+                 "--model", str(retrained)]) == 0
+    board = chess.Board(ROOTS[0])
+    nnue = searched[0]
+    assert nnue.evaluate(board) == load_evaluator("nnue", retrained).evaluate(board)
+    assert nnue.evaluate(board) != load_evaluator("nnue").evaluate(board)
+    run, = positions.load_dataset(data).metadata["leaves"]
+    assert run["evaluators"] == {"nnue": file_tag(retrained), "pst": None}
+    assert file_tag(retrained) != file_tag(MODELS_DIR / "nnue.json")
+
+
+def test_data_leaves_names_a_missing_model_file_before_any_work(tmp_path, capsys,
+                                                                  monkeypatch):
+    monkeypatch.setattr(leaves, "search_leaves", lambda *a, **k: pytest.fail("searched"))
+    data = _games_file(tmp_path / "d.npz")
+    missing = tmp_path / "my_models" / "nnue.json"
+    assert main(["data", "leaves", "--data", str(data), "--model", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and str(missing) in err, err
+    assert main(["data", "leaves", "--data", str(data), "--evaluators", "pst,material",
+                 "--model", str(missing)]) == 2
+    assert "none does" in capsys.readouterr().err
+    assert "leaves" not in positions.load_dataset(data).metadata     # nothing written

@@ -6,10 +6,11 @@ import argparse
 import json
 
 from chesslab.cli.common import (COUNT, at_least, check_outputs, defaults_from, fraction,
-                                 workers_args)
-from chesslab.datasets.positions import (DEFAULT_DATASET, build_dataset, describe, extend_with_game_plies,
-                           load_dataset, read_random_positions, save_dataset,
-                           write_random_positions)
+                                 model_path, workers_args)
+from chesslab.datasets.positions import (DEFAULT_DATASET, RANDOM_POSITIONS_FILE, build_dataset,
+                                         describe, extend_with_game_plies, load_dataset,
+                                         read_random_positions, save_dataset,
+                                         write_random_positions)
 from chesslab.datasets.policy_labels import label_policy_shards
 from chesslab.datasets.records import generate_games
 from chesslab.training.leaves import extend_with_leaves
@@ -50,7 +51,8 @@ def _data_extend(args):
 def _data_leaves(args):
     _grow_dataset(args, lambda dataset: extend_with_leaves(
         dataset, args.evaluators, args.roots, args.rate, args.search_depth,
-        args.depth, args.workers, args.seed, cache=args.cache), "search leaves")
+        args.depth, args.workers, args.seed, cache=args.cache, model=args.model),
+        "search leaves")
 
 
 def _data_build(args):
@@ -111,7 +113,7 @@ def add_data(sub):
 
     def grow_args(p, depth_help):
         """A command that adds labelled rows to a dataset file."""
-        p.add_argument("--data", help="dataset .npz (default: data/positions.npz)")
+        p.add_argument("--data", default=str(DEFAULT_DATASET), help="dataset .npz")
         p.add_argument("--out", help=".npz file to write (default: --data)")
         p.add_argument("--depth", type=COUNT, help=depth_help)
         cache_arg(p)
@@ -147,6 +149,10 @@ def add_data(sub):
     p.add_argument("--roots", type=COUNT, help="training game positions to search from")
     p.add_argument("--rate", type=fraction, help="the share of each search's leaves kept")
     p.add_argument("--search-depth", type=COUNT, help="depth of those searches")
+    p.add_argument("--model", type=model_path,
+                   help="the network file the evaluator of --evaluators that reads one "
+                        "searches with, e.g. one you retrained with train nets --out "
+                        "(default: its file in the models folder)")
     defaults_from(p, extend_with_leaves)
     p.set_defaults(func=_data_leaves)
     p = actions.add_parser("build", help="regenerate the shipped games and dataset")
@@ -164,7 +170,7 @@ def add_data(sub):
     p.set_defaults(func=_data_build)
     p = actions.add_parser("policy-labels", help="Stockfish's best moves and win/draw/loss "
                                                  "for the policy-value net, shard by shard")
-    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
+    p.add_argument("--data", default=str(DEFAULT_DATASET), help="dataset .npz")
     p.add_argument("--out", help="folder of the shards")
     p.add_argument("--depth", type=COUNT, help="Stockfish depth")
     p.add_argument("--multipv", type=COUNT, help="best moves scored per position")
@@ -179,7 +185,7 @@ def add_data(sub):
                                                     "notebooks read (random_positions)")
     p.add_argument("--count", type=COUNT, help="positions to store")
     p.add_argument("--max-plies", type=COUNT, help="walks are 0 to max-plies - 1 plies long")
-    p.add_argument("--out", help=".npz file to write (default: data/random_positions.npz)")
+    p.add_argument("--out", help=f".npz file to write (default: {RANDOM_POSITIONS_FILE})")
     p.add_argument("--seed", type=int, help="of the walks' generators")
     workers_args(p, 1, "walking at once")
     defaults_from(p, write_random_positions, out="path")

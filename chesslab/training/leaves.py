@@ -16,7 +16,8 @@ import chess
 import numpy as np
 
 from chesslab.datasets.positions import Dataset, position_key, split_by_game
-from chesslab.evaluators.registry import load_evaluator
+from chesslab.base.files import file_tag
+from chesslab.evaluators.registry import load_evaluator, model_path
 from chesslab.matches.players import model_tag
 from chesslab.datasets.labels import label_fens
 from chesslab.board.rules import outcome
@@ -94,20 +95,23 @@ def with_leaves(dataset: Dataset, fens, root_rows, cp, wdl, depth: int) -> Datas
 def extend_with_leaves(dataset: Dataset, evaluators=("nnue", "pst"), roots: int = 3000,
                        rate: float = 0.03, search_depth: int = 3, depth: int = 8,
                        workers: int = 1, seed: int = 0, progress: bool = True,
-                       cache=None) -> Dataset:
+                       cache=None, model=None) -> Dataset:
     """``dataset`` plus the labelled leaves of ``search_depth`` searches by each of
     ``evaluators`` (names, in turn) from ``roots`` game positions of the training part
     (split seed 0), labelled by Stockfish at ``depth``.
 
     Run it again after retraining a network on the result: its new searches meet new
-    positions (``seed`` picks other roots). Each run is listed in the metadata."""
+    positions (``seed`` picks other roots). ``model``: the network file of the one
+    evaluator of ``evaluators`` that reads one (default: its file in the models folder),
+    e.g. the network you just retrained into a folder of your own. Each run is listed in
+    the metadata, with a fingerprint of the file each evaluator searched with."""
+    searchers, tags = _searchers(evaluators, model)    # a wrong name or file: before work
     train = split_by_game(dataset.game_id)[0]
     train = train[dataset.source[train] == "game"]
     if roots < 1 or roots > len(train):
         raise ValueError(f"roots must be between 1 and the {len(train)} game positions of "
                          f"the training part, got {roots}")
     chosen = np.sort(np.random.default_rng(seed).choice(train, roots, replace=False))
-    searchers = [load_evaluator(name) for name in evaluators]
     fens, owners = search_leaves(dataset.fen[chosen], searchers, search_depth, rate, seed,
                                  exclude={position_key(f) for f in dataset.fen})
     if not fens:
@@ -116,6 +120,25 @@ def extend_with_leaves(dataset: Dataset, evaluators=("nnue", "pst"), roots: int 
     grown = with_leaves(dataset, fens, chosen[owners], cp, wdl, depth)
     run = {"roots": roots, "rate": rate, "search_depth": search_depth, "depth": depth,
            "seed": seed, "positions": len(fens),
-           "evaluators": {name: model_tag(name) for name in evaluators}}
+           "evaluators": tags}
     grown.metadata["leaves"] = [*dataset.metadata.get("leaves", []), run]
     return grown
+
+
+def _searchers(evaluators, model=None):
+    """The evaluators named in ``evaluators``, ``model`` the file of the one that reads
+    a file, and the fingerprint of each one's file by name (None: it reads none)."""
+    if not evaluators:
+        raise ValueError("data leaves needs at least one evaluator to search with")
+    readers = [name for name in evaluators if model_path(name) is not None]
+    if model is not None and len(readers) != 1:
+        raise ValueError(f"a model file is for the one evaluator that reads a network file, "
+                         f"but of {', '.join(evaluators)} "
+                         + (f"{len(readers)} do ({', '.join(readers)}): search with one of "
+                            f"them" if readers else "none does: add one such as nnue"))
+    searchers, tags = [], {}
+    for name in evaluators:
+        own = model if model is not None and name in readers else None
+        searchers.append(load_evaluator(name, own))
+        tags[name] = file_tag(own) if own is not None else model_tag(name)
+    return searchers, tags
