@@ -83,7 +83,8 @@ def add_train(sub):
     p = kinds.add_parser("nets", help="train evaluation networks (the thesis pipeline)")
     p.add_argument("names", nargs="+", choices=[*pipeline.NETS, "all"], metavar="NAME",
                    help=f"one or more of {', '.join(pipeline.NETS)}, or all")
-    p.add_argument("--data", default=None, help="dataset .npz (default: data/positions.npz)")
+    p.add_argument("--data", default=None, help="dataset .npz (default: the file named by the "
+                   f"environment variable CHESSLAB_DATASET, else {DEFAULT_DATASET})")
     p.add_argument("--out", help="folder for NAME.json")
     p.add_argument("--full", action="store_true", help="the long run (many more epochs)")
     p.add_argument("--epochs", type=COUNT, default=None)
