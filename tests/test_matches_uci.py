@@ -19,7 +19,8 @@ from chesslab.base.stockfish import quit_engine, start_engine
 from chesslab.cli.uci import main as console_main
 from chesslab.matches.thinking import Limits, ReportingSearcher, score_text, thinker_for
 from chesslab.matches.timecontrol import (DEFAULT_OVERHEAD, HORIZON, MAX_FRACTION,
-                                          MIN_MOVE_TIME, move_time, parse_time_control)
+                                          MIN_MOVE_TIME, move_time, parse_time_control,
+                                          time_budget)
 from chesslab.matches.uci import UciEngine
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.matches.players import make_player
@@ -93,15 +94,50 @@ def test_move_time_shares_the_clock_and_keeps_most_of_it():
 
 
 def test_go_limits_come_from_the_side_to_moves_clock():
+    """The limits a game on a clock gives (ClockPlayer: the thinker's clock_limits of
+    time_budget), from the clock of the side to move; a player that just moves: the share."""
     uci = UciEngine("random", write=Collect())
     limits, problems = uci.limits("wtime 10000 btime 2000 winc 100 binc 50".split())
-    assert limits.seconds == pytest.approx(move_time(10, 0.1), abs=1e-9) and not problems
+    expected = uci.thinker.clock_limits(time_budget(10, 0.1))
+    assert (limits.seconds, limits.optimum) == (expected.seconds, expected.optimum) \
+        == (time_budget(10, 0.1).share, None) and not problems
     uci.handle("position startpos moves e2e4")
     limits, _ = uci.limits("wtime 10000 btime 2000 winc 100 binc 50 movestogo 4".split())
-    assert limits.seconds == pytest.approx(move_time(2, 0.05, 4), abs=1e-9)
+    assert limits.seconds == pytest.approx(time_budget(2, 0.05, 4).share, abs=1e-9)
+    limits, _ = uci.limits("btime 20000 movetime 300".split())      # movetime caps it
+    assert limits.seconds == pytest.approx(0.3 - DEFAULT_OVERHEAD, abs=1e-9)
     limits, problems = uci.limits("movetime 500 depth 3 nodes x infinite".split())
     assert limits.infinite and limits.seconds is None and limits.depth is None
     assert problems == ["go: nodes needs a whole number, not 'x'; ignored"]
+
+
+
+def test_on_a_clock_the_search_gets_the_optimum_and_maximum_and_mcts_the_share(monkeypatch):
+    """go wtime ...: an alpha-beta player's search starts no iteration after the budget's
+    optimum and abandons one at its maximum, as in a game on a clock; a movetime still
+    caps it (no iteration after half of it); MCTS stops at the share."""
+    budget = time_budget(60, 0.0)
+    assert budget.optimum != budget.maximum / 2 and budget.maximum != budget.share
+    monkeypatch.setattr(time, "perf_counter", lambda: 1000.0)   # no time passes
+    uci = UciEngine("pst", write=Collect())
+    searcher, seen = uci.thinker.player.searcher, []
+    search = searcher.search
+
+    def recorded(board, depth, seconds, rng, nodes=None):
+        seen.append((seconds, searcher.optimum))
+        return search(board, 1, seconds, rng, nodes)
+
+    monkeypatch.setattr(searcher, "search", recorded)
+    for words, expected in (("wtime 60000 btime 1000", (budget.maximum, budget.optimum)),
+                            ("wtime 60000 movetime 500", (0.4, 0.2))):
+        limits, problems = uci.limits(words.split())
+        move = uci.thinker.think(uci.board, limits, threading.Event(), lambda line: None)
+        assert move in uci.board.legal_moves and not problems
+        assert seen[-1] == pytest.approx(expected, abs=1e-9)
+    mcts = UciEngine("mcts:64", write=Collect())
+    limits, _ = mcts.limits("wtime 60000 btime 1000".split())
+    assert type(mcts.thinker).__name__ == "MCTSThinker"
+    assert (limits.seconds, limits.optimum) == (budget.share, None)
 
 
 # ---------------------------------------------------------------- the searcher's hooks

@@ -5,8 +5,11 @@ and answers on stdout; SPEC is a player spec (``nnue``, ``pst@1s``, ``mcts``, ``
 ``random``) or a student's player file (``players/anna.py``, a ``choose_move``
 function). ``UciEngine`` keeps the position and the options; each ``go`` thinks in a
 thread of its own (``matches.thinking``) so that ``stop``, ``isready`` and ``quit`` are
-answered while it thinks. The clock is turned into a budget for the move by
-``matches.timecontrol.move_time``, the one time management games on a clock share.
+answered while it thinks. The clock is turned into the move's limits as in a game on
+a clock (``matches.clock.ClockPlayer``): ``matches.timecontrol.time_budget`` gives the
+share, optimum and maximum, and the thinker's ``clock_limits`` picks what its search
+uses. A ``movetime`` or the spec's own seconds (``nnue@1s``) cap the time, and a depth
+or a number of nodes still ends the search, as without a clock.
 
 Commands: ``uci``, ``debug``, ``isready``, ``setoption name N [value V]``,
 ``ucinewgame``, ``position startpos|fen FEN [moves M ...]``, ``go`` (``wtime btime winc
@@ -26,7 +29,7 @@ import chess
 
 from chesslab.matches.players import make_player
 from chesslab.matches.thinking import Limits, spec_caps, thinker_for
-from chesslab.matches.timecontrol import DEFAULT_OVERHEAD, move_time
+from chesslab.matches.timecontrol import DEFAULT_OVERHEAD, time_budget
 from chesslab.matches.tournament import load_player
 
 __all__ = ["UciEngine", "load_spec", "FALLBACK_SPECS", "MAX_MULTIPV", "COMMANDS"]
@@ -241,15 +244,18 @@ class UciEngine:
                         started=started)
         if "mate" in given and limits.depth is None:
             limits.depth = 2 * given["mate"] - 1
-        if "movetime" in given:
-            limits.seconds = max(given["movetime"] / 1000 - self.overhead, 0.001)
         clock, inc = (("wtime", "winc") if self.board.turn == chess.WHITE
                       else ("btime", "binc"))
-        if clock in given and not infinite:
+        if clock in given and not infinite:       # as a game on a clock (ClockPlayer)
             togo = given.get("movestogo")
-            budget = move_time(given[clock] / 1000, max(given.get(inc, 0), 0) / 1000,
-                               togo if togo and togo > 0 else None, self.overhead)
-            limits.seconds = budget if limits.seconds is None else min(limits.seconds, budget)
+            budget = time_budget(given[clock] / 1000, max(given.get(inc, 0), 0) / 1000,
+                                 togo if togo and togo > 0 else None, self.overhead)
+            on_clock = self.thinker.clock_limits(budget, started)
+            limits.seconds, limits.optimum = on_clock.seconds, on_clock.optimum
+        if "movetime" in given:
+            movetime = max(given["movetime"] / 1000 - self.overhead, 0.001)
+            limits.seconds = movetime if limits.seconds is None else min(limits.seconds,
+                                                                         movetime)
         if infinite:
             limits.seconds = limits.depth = limits.nodes = None
         return limits, problems
