@@ -19,8 +19,7 @@ from chesslab.base.stockfish import quit_engine, start_engine
 from chesslab.cli.uci import main as console_main
 from chesslab.matches.thinking import Limits, ReportingSearcher, score_text, thinker_for
 from chesslab.matches.timecontrol import (DEFAULT_OVERHEAD, HORIZON, MAX_FRACTION,
-                                          MIN_MOVE_TIME, move_time, parse_time_control,
-                                          time_budget)
+                                          MIN_MOVE_TIME, parse_time_control, time_budget)
 from chesslab.matches.uci import UciEngine
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.matches.players import make_player
@@ -75,18 +74,20 @@ class Collect:
 
 
 # ---------------------------------------------------------------- time management
-def test_move_time_shares_the_clock_and_keeps_most_of_it():
-    assert move_time(10, 0.1) == pytest.approx((10 - DEFAULT_OVERHEAD) / HORIZON + 0.08)
-    assert move_time(60, 0.6) > move_time(60, 0) > move_time(10, 0)
-    assert move_time(10, 0, movestogo=1) == pytest.approx(MAX_FRACTION * (10 - DEFAULT_OVERHEAD))
-    assert move_time(10, 0, movestogo=5) == pytest.approx((10 - DEFAULT_OVERHEAD) / 5)
-    assert move_time(0.05, 0.0) == MIN_MOVE_TIME           # below the overhead
+def test_the_share_of_the_clock_keeps_an_overhead_a_move_and_most_of_it():
+    def share(*args, **kwargs):
+        return time_budget(*args, **kwargs).share
+    assert share(10, 0.1) == pytest.approx(10 / HORIZON + 0.08 - DEFAULT_OVERHEAD)
+    assert share(60, 0.6) > share(60, 0) > share(10, 0)
+    assert share(10, 0, movestogo=1) == pytest.approx(MAX_FRACTION * (10 - DEFAULT_OVERHEAD))
+    assert share(10, 0, movestogo=5) == pytest.approx(10 / 5 - DEFAULT_OVERHEAD)
+    assert share(0.05, 0.0) == MIN_MOVE_TIME                # below the overhead
     for remaining in (0.2, 1, 5, 30, 300):                   # never half the clock
-        assert move_time(remaining, 0.1) <= max(MAX_FRACTION * remaining, MIN_MOVE_TIME)
+        assert share(remaining, 0.1) <= max(MAX_FRACTION * remaining, MIN_MOVE_TIME)
     with pytest.raises(ValueError, match="movestogo"):
-        move_time(10, 0, movestogo=0)
+        time_budget(10, 0, movestogo=0)
     with pytest.raises(TypeError, match="remaining"):
-        move_time("10")
+        time_budget("10")
     assert parse_time_control("60+0.6") == (60.0, 0.6)
     assert parse_time_control(" 300 ") == (300.0, 0.0)
     with pytest.raises(ValueError, match="60\\+0.6"):

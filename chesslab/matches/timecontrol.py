@@ -19,12 +19,14 @@ three times for this move, as engine authors do:
   at most half of it (an iteration begun just before the optimum needs room to finish),
   which near the end of the clock is the one-number rule below.
 
-A single number (``move_time``, the share) gives the search's older one-number rule
-(no new iteration after half of it, abandoned at it); on a clock it left much of the
-clock unused and often abandoned the iteration it had started. ``overhead`` is kept
-aside on every move for what the clock sees but the search does not: the pipe to the
-GUI, starting the search, a busy machine. The UCI engine (``matches.uci``) and games on
-a clock (``matches.clock``) share these functions.
+The search's one-number rule (a time limit: no new iteration after half of it,
+abandoned at it), given the share, left much of the clock unused and often abandoned
+the iteration it had started. ``overhead`` is taken
+off every move's share, for what the clock sees but the search does not: the pipe to
+the GUI, starting the search, a busy machine. Taken off the clock once only, it would
+let a long game on a small increment slide towards zero: each move would plan to spend
+almost all of its increment, and the delay comes on top. The UCI engine
+(``matches.uci``) and games on a clock (``matches.clock``) share these functions.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ import math
 import re
 from typing import NamedTuple
 
-__all__ = ["time_budget", "TimeBudget", "move_time", "parse_time_control", "HORIZON",
+__all__ = ["time_budget", "TimeBudget", "parse_time_control", "HORIZON",
            "MAX_FRACTION", "INCREMENT_SHARE", "OPTIMUM_SCALE", "MAXIMUM_SCALE",
            "DEFAULT_OVERHEAD", "MIN_MOVE_TIME"]
 
@@ -88,18 +90,11 @@ def time_budget(remaining: float, increment: float = 0.0, movestogo: int | None 
         raise ValueError(f"movestogo must be a positive whole number, not {movestogo!r}")
     usable = max(remaining - overhead, 0.0)
     moves = HORIZON if movestogo is None else min(movestogo, HORIZON)
-    even = usable / moves + INCREMENT_SHARE * increment
+    even = remaining / moves + INCREMENT_SHARE * increment - overhead   # on every move
     share = max(MIN_MOVE_TIME, min(even, MAX_FRACTION * usable))
     maximum = max(MIN_MOVE_TIME, min(MAXIMUM_SCALE * even, MAX_FRACTION * usable))
     optimum = min(OPTIMUM_SCALE * share, maximum / 2)
     return TimeBudget(share, optimum, maximum)
-
-
-def move_time(remaining: float, increment: float = 0.0, movestogo: int | None = None,
-              overhead: float = DEFAULT_OVERHEAD) -> float:
-    """This move's share of the clock (``time_budget``) alone: for a caller that gives the
-    search one number (it starts no iteration after half of it and stops at it)."""
-    return time_budget(remaining, increment, movestogo, overhead).share
 
 
 def parse_time_control(text: str) -> tuple[float, float]:
