@@ -119,7 +119,13 @@ def test_verdict_follows_the_numbers():
     same = nc.verdict(fake(100, 100, same_draws=True))
     assert same["better"] is None and same["difference"] == pytest.approx(0)
     assert same["interval"][0] <= 0 <= same["interval"][1]
-    assert same["text"].startswith("neither")
+    assert same["text"] == "neither is measurably better: their errors differ by less than 0.1 cp"
+    # inside the noise with a real difference: the words name whose error is lower
+    close = nc.verdict(fake(105, 100))
+    assert close["better"] is None and close["difference"] < 0      # ann's mean error lower
+    assert close["text"] == (f"neither is measurably better: ann's error is "
+                             f"{-close['difference']:.1f} cp lower than cnn's, within the noise")
+    assert close["text"] in nc.format_verdict(close)
     with pytest.raises(ValueError, match="no run of cnn64"):
         nc.verdict(fake(1, 1), "ann", "cnn64")
 

@@ -275,9 +275,14 @@ def verdict(data: dict, a: str = "ann", b: str = "cnn") -> dict:
                                      data["sample"]["game_id"])
     clear = (low > 0 or high < 0) and abs(diff) > spread
     better = (b if diff > 0 else a) if clear else None
-    text = (f"{better} is better: its depth-1 test error is {abs(diff):.1f} cp lower"
-            if better else f"neither is measurably better: the difference ({diff:+.1f} cp "
-                           f"for {b}) is within the noise")
+    lower, higher = (b, a) if diff > 0 else (a, b)
+    if better:
+        text = f"{better} is better: its depth-1 test error is {abs(diff):.1f} cp lower"
+    elif round(abs(diff), 1) == 0:
+        text = "neither is measurably better: their errors differ by less than 0.1 cp"
+    else:                        # name the lower error in words: a signed number misleads
+        text = (f"neither is measurably better: {lower}'s error is {abs(diff):.1f} cp lower "
+                f"than {higher}'s, within the noise")
     return {"a": a, "b": b, "mae_a": mae_a, "mae_b": mae_b, "difference": diff,
             "seed_spread": float(spread), "interval": (low, high), "better": better,
             "seeds": (len(ra), len(rb)), "text": text}
