@@ -57,6 +57,9 @@ def test_plot_search_orders_moves_by_visits():
     assert [t.get_text() for t in axes[0].get_xticklabels()] == ["d4", "e4"]
     assert [p.get_height() for p in axes[0].patches] == [10, 3]
     assert "14 simulations" in axes[0].get_title()
+    one = _result()
+    one.visits = np.array([0, 1, 0])
+    assert fs.plot_search(chess.Board(), one)[0].get_title() == "visits N (1 simulation)"
 
 
 def test_search_svg_draws_the_most_visited_move_in_green():

@@ -336,7 +336,8 @@ def test_a_proof_ends_the_batch_and_every_simulation_counted_backs_up():
     assert board.san(player.choose_move(board)) == "Ra8#"
     result = player.last_result
     assert result.nodes == int(result.visits.sum()) < 8
-    assert f"{result.nodes} simulations" in result.describe(board)
+    assert result.nodes == 1                           # the first batch's first leaf
+    assert "(value +1.00, 1 simulation):" in result.describe(board)   # not "1 simulations"
 
 
 @pytest.mark.parametrize("fen", ["8/8/8/8/8/8/5K1k/3Q4 b - - 0 1", "8/8/8/k1K5/8/8/1Q6/8 b - - 0 1"])

@@ -163,7 +163,8 @@ def plot_search(board: chess.Board, result, top: int = 10, axes=None):
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(9, 3))
     axes[0].bar(names, result.visits[order], color="#4C72B0")
-    axes[0].set_title(f"visits N ({int(result.visits.sum())} simulations)")
+    runs = int(result.visits.sum())
+    axes[0].set_title(f"visits N ({runs} simulation{'' if runs == 1 else 's'})")
     axes[1].bar(names, result.q[order], color=["#55A868" if q >= 0 else "#C44E52"
                                               for q in result.q[order]])
     axes[1].axhline(0, color="black", lw=0.8)

@@ -442,7 +442,8 @@ class MCTSResult:
         name = (lambda m: board.san(m)) if board is not None else (lambda m: m.uci())
         rows = ", ".join(f"{name(self.moves[i])} N={int(self.visits[i])} Q={self.q[i]:+.2f}"
                          for i in order)
-        return f"{name(self.move)} (value {self.value:+.2f}, {self.nodes} simulations): {rows}"
+        runs = f"{self.nodes} simulation" + ("" if self.nodes == 1 else "s")
+        return f"{name(self.move)} (value {self.value:+.2f}, {runs}): {rows}"
 
 
 class MCTSPlayer(Player):
