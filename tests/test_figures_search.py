@@ -59,7 +59,10 @@ def test_plot_search_orders_moves_by_visits():
     assert "14 simulations" in axes[0].get_title()
     one = _result()
     one.visits = np.array([0, 1, 0])
-    assert fs.plot_search(chess.Board(), one)[0].get_title() == "visits N (1 simulation)"
+    axes = fs.plot_search(chess.Board(), one)
+    assert axes[0].get_title() == "visits N (1 simulation)"
+    axes[0].figure.canvas.draw()
+    assert all(float(t).is_integer() for t in axes[0].get_yticks())   # no 0.2 of a visit
 
 
 def test_search_svg_draws_the_most_visited_move_in_green():

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import chess
 import chess.svg
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 import numpy as np
 
 from chesslab.evaluators.registry import load_evaluator
@@ -165,6 +166,7 @@ def plot_search(board: chess.Board, result, top: int = 10, axes=None):
     axes[0].bar(names, result.visits[order], color="#4C72B0")
     runs = int(result.visits.sum())
     axes[0].set_title(f"visits N ({runs} simulation{'' if runs == 1 else 's'})")
+    axes[0].yaxis.set_major_locator(MaxNLocator(integer=True))     # visits are counts
     axes[1].bar(names, result.q[order], color=["#55A868" if q >= 0 else "#C44E52"
                                               for q in result.q[order]])
     axes[1].axhline(0, color="black", lw=0.8)
