@@ -25,12 +25,13 @@ class CheckStop(Exception):
 
 
 class UsesReference(CheckStop):
-    """The student's function called the code it is checked against."""
+    """The student's function called code that grading switches off: the reference it is
+    checked against, or chesslab code that computes the same answer under another name."""
 
     def __init__(self, name="its reference"):
         self.name = name
-        super().__init__(f"uses the reference: your function called chesslab's {name}, the "
-                         f"code it is checked against (grading switches it off): write your own")
+        super().__init__(f"uses the reference: your function called chesslab's {name}, "
+                         f"which grading switches off: write your own")
 
 
 _REFUSALS: dict = {}
