@@ -19,6 +19,21 @@ def test_the_recipe_trains_the_nnue_and_refuses_a_white_view(tiny):
         pipeline.train_net("nnue", tiny, pipeline.TrainConfig(epochs=1), progress=False)
 
 
+def test_a_net_trained_for_another_target_than_its_fast_class_reads_is_read_as_trained():
+    # the linear net's fast class reads a logit (cp / 400); trained for tanh, the same
+    # output is tanh(cp / 400) and must go back through atanh
+    model, encoding = pipeline.build_net("linear", seed=0)
+    model.layers[0].params["b"][0] = 0.5             # an output well away from 0
+    board = chess.Board("4k3/8/8/8/8/8/3Q4/4K3 b - - 0 1")
+    scores = {}
+    for kind in ("logit", "tanh"):
+        ev = pipeline.evaluator_for("linear", model, encoding, kind, "side_to_move")
+        plain = NetworkEvaluator(model, encoding, kind, "linear", "side_to_move")
+        scores[kind] = ev.evaluate(board)
+        assert ev.target == kind and scores[kind] == pytest.approx(plain.evaluate(board))
+    assert abs(scores["tanh"]) > abs(scores["logit"]) + 1      # atanh(y) > y for 0 < y < 1
+
+
 def test_extra_plies_is_the_switch_for_the_shallower_labels(tiny):
     ds = tiny.subset(np.arange(len(tiny)))
     ds.metadata["depth"] = 10
