@@ -131,6 +131,15 @@ def _planes14_by_move_targets(board):          # the piece planes by hand, the r
     return planes
 
 
+def test_the_policy_index_lists_are_switched_off_by_their_own_name():
+    """mover_indices with White to move gives move_to_index's answer: a student who calls
+    it is told so by its name, and it works again afterwards."""
+    result = check_move_to_index(lambda m: int(encoding.mover_indices(chess.Board(), [m])[0]),
+                                 cases=1, show=False)
+    assert result.passed == 0 and "called chesslab's mover_indices" in result.first_failure
+    assert encoding.mover_indices(chess.Board(), [chess.Move.from_uci("d2d4")])[0] == 731
+
+
 def _index_by_inverse(move):                   # looks the move up in the inverse table
     table = {encoding._index_to_raw_move(i): i for i in range(encoding.POLICY_SIZE)}
     return table[move]

@@ -77,7 +77,8 @@ def check_move_to_index(fn, cases: int = 60, seed: int = 8, show=True) -> CheckR
     + (N, B, R, Q = 0..3) with the pairs of ``encoding.PROMOTION_PAIRS``. Against
     ``encoding.move_to_index`` on every legal move of random positions and every
     promotion."""
-    fn = own_work(fn, move_to_index, board_encoding._index_to_raw_move)   # and its inverse
+    fn = own_work(fn, move_to_index, board_encoding._index_to_raw_move,   # and its inverse,
+                  board_encoding.mover_indices, board_encoding.legal_indices)   # its lists
     moves = {m for board in seeded_boards(cases, seed) for m in board.legal_moves}
     moves |= {chess.Move(f, t, promotion=p) for f, t in PROMOTION_PAIRS
               for p in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)}
