@@ -84,6 +84,33 @@ def test_ladder_figure_puts_each_player_at_its_elo_and_anchors_as_diamonds():
     plt.close(fig)
 
 
+def test_a_ladder_on_the_calibration_clock_is_labelled_calibrated_and_read_from_its_file(
+        monkeypatch):
+    from chesslab.figures import ladder_figure
+    row = {"player": "nnue", "elo": 1800.0, "elo95": [1700.0, 1900.0]}
+    anchor = {"player": "stockfish:1900", "elo": 1900.0, "elo95": [1900.0, 1900.0]}
+    data = {"anchors": {"stockfish:1900": 1900.0}, "games_per_pair": 10,
+            "seconds_per_move": None, "time_control": "60+0.6", "standings": [row, anchor]}
+    labels = {}
+    for tc in ("60+0.6", "10+0.1", None):
+        fig = ladder_figure({**data, "time_control": tc} if tc else
+                            {**data, "seconds_per_move": 0.1, "time_control": None})
+        labels[tc] = (fig.axes[0].get_xlabel(), fig.axes[0].get_title())
+        plt.close(fig)
+    assert "on a 60+0.6 clock\n(the clock Stockfish calibrates UCI_Elo at)" in labels["60+0.6"][0]
+    assert "on a 10+0.1 clock\n(nominal:" in labels["10+0.1"][0]
+    assert "0.1 s a move\n(nominal:" in labels[None][0] and "clock" not in labels[None][0]
+    assert labels["60+0.6"][1] == "The ladder on a 60+0.6 clock"
+    assert labels[None][1] == "One ladder for every player"
+    asked = []
+    monkeypatch.setattr(fr, "read_results", lambda name, command: asked.append(
+        (name, command)) or data)
+    plt.close(ladder_figure(time_control="60+0.6"))
+    plt.close(ladder_figure())
+    assert asked == [("ladder_60+0.6", "python -m chesslab results ladder --tc 60+0.6"),
+                     ("ladder", "python -m chesslab results ladder")]
+
+
 def test_network_steps_figure_draws_each_step_in_order_with_its_interval_and_loss():
     from chesslab.figures import network_steps_figure
     row = lambda step, score, low, high, lost: {  # noqa: E731

@@ -45,6 +45,9 @@ def figure_registry():
         "tournament": (tournament_figure, "Round robin between the course's players."),
         "ladder": (ladder_figure, "One Elo ladder for every player, anchored on Stockfish's "
                    "UCI_Elo levels."),
+        "ladder_60+0.6": (lambda: ladder_figure(time_control="60+0.6"),
+                          "The strongest players on Stockfish's own clock (60 s + 0.6 s a "
+                          "move, where UCI_Elo is calibrated), anchored on its UCI_Elo levels."),
     }
 
 

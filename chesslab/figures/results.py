@@ -16,7 +16,7 @@ import numpy as np
 from chesslab.matches.rating import PRIOR, format_elo, wilson_interval
 from chesslab.base.files import RESULTS_DIR, read_json
 from chesslab.experiments.tournament import score_matrix
-from chesslab.matches.event import NOMINAL
+from chesslab.matches.event import CALIBRATION_TC, NOMINAL
 
 
 def read_results(name: str, command: str, folder=RESULTS_DIR):
@@ -224,12 +224,16 @@ def _shown_elo(row) -> float:
     return row["elo"]
 
 
-def ladder_figure(data=None, ax=None):
+def ladder_figure(data=None, ax=None, time_control=None):
     """Every player on one Elo scale (``python -m chesslab results ladder``): a dot per
     player with its 95% interval, Stockfish's anchors as diamonds at their UCI_Elo, and
-    a zero or full score as an arrow from its one-sided bound."""
+    a zero or full score as an arrow from its one-sided bound. Without ``data`` it reads
+    ladder.json, or with ``time_control`` (``"60+0.6"``) the ladder played on that clock;
+    only a ladder on the clock Stockfish calibrates UCI_Elo at is labelled calibrated."""
     if data is None:
-        data = read_results("ladder", "python -m chesslab results ladder")
+        name, tc = ("ladder", "") if time_control is None else (f"ladder_{time_control}",
+                                                                  f" --tc {time_control}")
+        data = read_results(name, f"python -m chesslab results ladder{tc}")
     rows = sorted(data["standings"], key=_shown_elo)     # a bound has no "elo": at its bound
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 1.0 + 0.38 * len(rows)), layout="constrained")
@@ -254,12 +258,16 @@ def ladder_figure(data=None, ax=None):
                                                     else "") for r in rows])
     for elo in anchors.values():
         ax.axvline(elo, color="0.8", linewidth=0.8, zorder=0)
-    seconds = data.get("seconds_per_move")
+    seconds, clock = data.get("seconds_per_move"), data.get("time_control")
+    scale = ("the clock Stockfish calibrates UCI_Elo at" if clock == CALIBRATION_TC
+             else NOMINAL)
     ax.set_xlabel("Elo on Stockfish's UCI_Elo scale"
                   + (f", {seconds:g} s a move" if seconds else "")
-                  + f"\n({NOMINAL}); {data['games_per_pair']} games a pair\n{PRIOR}; lines: "
+                  + (f", on a {clock} clock" if clock else "")
+                  + f"\n({scale}); {data['games_per_pair']} games a pair\n{PRIOR}; lines: "
                     f"95% intervals; arrow: a zero score's bound", fontsize=8)
-    ax.set_title("One ladder for every player")
+    ax.set_title("One ladder for every player" if not clock else
+                 f"The ladder on a {clock} clock")
     return ax.figure
 
 
