@@ -56,8 +56,9 @@ def random_board(rng: random.Random, max_plies: int = 200) -> chess.Board | None
     ``random_board``, with two differences.
 
     The tutorial stops when the game ends on the way and keeps the finished position;
-    here the walk returns None (the caller skips it and draws another): a finished
-    game's result is given by the rules of chess, so it is no example for an evaluation.
+    here the walk returns None (the caller skips it and draws another): an ended walk
+    is cheap to replace, and finished positions reach a dataset anyway as the final
+    positions of its game records, where they are part of a game.
     The tutorial draws from the global ``random`` module; here the generator is passed
     in, so a seed gives the same positions every time.
     """
