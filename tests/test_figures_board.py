@@ -48,3 +48,20 @@ def test_example_position_is_the_giuoco_piano_line():
     board = fb.example_position()
     assert board.ply() == len(fb.EXAMPLE_LINE.split()) and board.turn == chess.WHITE
     assert board.piece_at(chess.D5) == chess.Piece(chess.PAWN, chess.BLACK)
+
+
+def test_max_pool_figure_keeps_each_windows_maximum_and_the_partial_last_window():
+    values = np.arange(64, dtype=float).reshape(8, 8)      # largest at the bottom right
+    fig = fb.max_pool_figure(values, sizes=(3, 2))
+    first, pooled3, pooled2 = fig.axes
+    assert len(first.patches) == 9                        # 8 by 3: 3 x 3 windows, not 2 x 2
+    cells3 = {t.get_position(): t.get_text() for t in pooled3.texts}
+    assert cells3[(0, 0)] == "18" and cells3[(2, 2)] == "63"   # rows/cols 0-2; partial 6-7
+    assert {t.get_position(): t.get_text() for t in pooled2.texts}[(1, 1)] == "63"
+    assert pooled2.get_title() == "after pool 2: 2x2"
+    plt.close(fig)
+
+
+def test_max_pool_figure_needs_a_square_map():
+    with pytest.raises(ValueError, match="square 2-D map"):
+        fb.max_pool_figure(np.zeros((8, 6)))

@@ -2,7 +2,7 @@
 drawing on the axes it is given:
 
 * ``backprop``: one neuron's computation graph, values forward and gradients back;
-* ``board``: 8x8 arrays as heat maps, positions as small boards;
+* ``board``: 8x8 arrays as heat maps, positions as small boards, max pooling on a map;
 * ``encoding``: the thesis's 64 numbers, the 14 and 9 planes, the piece table, the policy;
 * ``training``: the CNN diagram, model-file listings, training curves, the recipe;
 * ``search``: the thesis game tree, alpha-beta's pruning on it, the teaching negamax's
@@ -17,7 +17,7 @@ Everything is importable from here (``from chesslab import figures``;
 """
 from chesslab.figures.backprop import backprop_graph_figure, backprop_values
 from chesslab.figures.board import (EXAMPLE_LINE, FILES, RANKS, draw_board, draw_board_array,
-                                    example_position)
+                                    example_position, max_pool_figure)
 from chesslab.figures.encoding import (PIECE_NAMES, PLANE9_TITLES, PLANE14_TITLES,
                                        piece_table_figure, planes9_figure, planes14_figure,
                                        planes_figure, policy_figure, thesis_vector_figure)
@@ -38,6 +38,7 @@ from chesslab.figures.search import (MCTS_STEPS, PrunedTree, draw_fragment, game
 __all__ = [
     "backprop_graph_figure", "backprop_values",
     "EXAMPLE_LINE", "FILES", "RANKS", "draw_board", "draw_board_array", "example_position",
+    "max_pool_figure",
     "PIECE_NAMES", "PLANE9_TITLES", "PLANE14_TITLES", "piece_table_figure", "planes9_figure",
     "planes14_figure", "planes_figure", "policy_figure", "thesis_vector_figure",
     "EXAMPLE_TREE", "ALPHAZERO_CHESS", "alphabeta_windows_figure", "alphazero_loop_figure",

@@ -1,4 +1,5 @@
-"""Boards on matplotlib axes: an 8x8 array as a heat map, a position as a small board.
+"""Boards on matplotlib axes: an 8x8 array as a heat map, a position as a small board,
+max pooling drawn on a map.
 
 Boards are drawn the way they are printed (rank 8 at the top, file a on the left), the
 same layout every array in ``chesslab.board.encoding`` uses. Piece glyphs come from
@@ -7,8 +8,11 @@ python-chess's one Unicode table (``chess.Piece.unicode_symbol``), not a copy of
 from __future__ import annotations
 
 import chess
+import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Rectangle
+
+from chesslab.nn import MaxPool2D
 
 FILES = "abcdefgh"
 RANKS = "87654321"
@@ -91,3 +95,41 @@ def draw_board(ax, board: chess.Board, x: float, y: float, size: float,
                     fontsize=cell * points_per_unit * 0.9, color="black", alpha=alpha)
     ax.add_patch(Rectangle((x, y), size, size, facecolor="none", edgecolor="#333333",
                            linewidth=0.8))
+
+
+def max_pool_figure(values, sizes=(3, 2)):
+    """Max pooling drawn: a square map with each pool's windows shaded, pooled by
+    ``MaxPool2D`` of each size in turn (partial last windows kept), every cell annotated.
+
+    A figure, so that a notebook can show what pooling keeps without spelling out the
+    call a pooling exercise asks its reader to write.
+    """
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2 or values.shape[0] != values.shape[1]:
+        raise ValueError(f"max_pool_figure needs a square 2-D map such as 8x8, got shape "
+                         f"{values.shape}")
+    maps = [values]
+    for size in sizes:
+        n = maps[-1].shape[0]
+        maps.append(MaxPool2D(size).forward(maps[-1].reshape(1, 1, n, n))[0, 0])
+    fig, axes = plt.subplots(1, len(maps), figsize=(11, 3.6),
+                             gridspec_kw={"width_ratios": [m.shape[0] for m in maps]})
+    vmax = values.max() * 2 or 1.0
+    for i, (ax, array) in enumerate(zip(axes, maps)):
+        n = array.shape[0]
+        title = f"{n}x{n} map" if i == 0 else f"after pool {sizes[i - 1]}: {n}x{n}"
+        if i < len(sizes):
+            size = sizes[i]
+            title += f"\nwindows of {size}"
+        draw_board_array(ax, array, title, cmap="Greys", vmax=vmax, annotate=True)
+        if i == len(sizes):
+            continue
+        out_n = maps[i + 1].shape[0]
+        colours = plt.cm.tab10(np.arange(out_n * out_n) % 10)
+        for r in range(out_n):
+            for c in range(out_n):
+                h, w = min(size, n - r * size), min(size, n - c * size)
+                ax.add_patch(Rectangle((c * size - 0.45, r * size - 0.45), w - 0.1, h - 0.1,
+                                       fill=True, alpha=0.25, color=colours[r * out_n + c]))
+    fig.tight_layout()
+    return fig
