@@ -27,9 +27,9 @@ def static(board: chess.Board, evaluator, ply: int = 0) -> float:
 def negamax(board: chess.Board, evaluator, depth: int, ply: int = 0) -> float:
     """Plain minimax, written once for both sides: my best is minus my opponent's best.
 
-    The teaching version of ``search(..., algorithm="minimax")``; the real one
-    (``Searcher._negamax``) adds repetitions, a principal variation, node counts, a
-    clock and the switches of the full search.
+    The teaching version of ``search(..., algorithm="minimax")``; the real search adds
+    repetitions, a principal variation, node counts, a clock and the switches of the
+    full search.
     """
     if ply > 0 and draw_by_rule(board):
         return 0
