@@ -81,6 +81,12 @@ def test_ladder_figure_puts_each_player_at_its_elo_and_anchors_as_diamonds():
             if len(line.get_xydata()) == 1}
     assert dots[(600.0, 0.0)] == "o" and dots[(1350.0, 1.0)] == "D" and dots[(1500.0, 2.0)] == "o"
     assert any(list(line.get_xdata()) == [1400.0, 1600.0] for line in ax.lines)
+    assert "arrow" not in ax.get_xlabel()              # no bound among these rows
+    plt.close(fig)
+    bounded = {**data, "standings": data["standings"][:2] + [
+        {"player": "random", "elo": None, "elo95": [None, 884.0]}]}       # lost every game
+    fig = ladder_figure(bounded)
+    assert "arrow: a zero or full score's one-sided bound" in fig.axes[0].get_xlabel()
     plt.close(fig)
 
 
@@ -102,6 +108,7 @@ def test_a_ladder_on_the_calibration_clock_is_labelled_calibrated_and_read_from_
     assert "0.1 s a move\n(nominal:" in labels[None][0] and "clock" not in labels[None][0]
     assert labels["60+0.6"][1] == "The ladder on a 60+0.6 clock"
     assert labels[None][1] == "One ladder for every player"
+    assert all("arrow" not in label for label, _ in labels.values())   # no bound: no arrow
     asked = []
     monkeypatch.setattr(fr, "read_results", lambda name, command: asked.append(
         (name, command)) or data)

@@ -265,7 +265,9 @@ def ladder_figure(data=None, ax=None, time_control=None):
                   + (f", {seconds:g} s a move" if seconds else "")
                   + (f", on a {clock} clock" if clock else "")
                   + f"\n({scale}); {data['games_per_pair']} games a pair\n{PRIOR}; lines: "
-                    f"95% intervals; arrow: a zero score's bound", fontsize=8)
+                    f"95% intervals"
+                  + ("; arrow: a zero or full score's one-sided bound"
+                     if any(_bounded(r) for r in rows) else ""), fontsize=8)
     ax.set_title("One ladder for every player" if not clock else
                  f"The ladder on a {clock} clock")
     return ax.figure
