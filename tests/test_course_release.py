@@ -34,7 +34,8 @@ from chesslab.base.files import DATA_DIR  # noqa: E402
 from chesslab.course.exercises import alphabeta  # noqa: E402
 from chesslab.course.release import (MARKERS, REPO_DIR, SHIPPED_DATA, TEACHER_TAG,  # noqa: E402
                                      _pins, answer_leaks, answer_regions, release,
-                                     source_notebooks, student_version)
+                                     source_notebooks, student_requirements,
+                                     student_version)
 
 FIRST = "01_board_encoding"
 
@@ -66,7 +67,7 @@ def test_the_release_is_notebooks_a_wheel_and_requirements_and_nothing_more(rele
     pins = _pins(REPO_DIR / "requirements.txt")
     assert lines[0] == f"./{wheel.name}"
     assert lines[1:] == [pins[name] for name in ("numpy", "chess", "matplotlib", "ipywidgets",
-                                                  "tqdm", "jupyterlab")]
+                                                  "tqdm", "jupyterlab", "nbval", "pytest")]
     assert str(REPO_DIR) not in (out / "requirements.txt").read_text()
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
@@ -94,6 +95,26 @@ def test_no_marker_and_no_solution_text_in_the_release_or_its_wheel(released, tm
         z.writestr("chesslab/leak.py", "def f():\n    " + "\n    ".join(lines) + "\n")
     assert answer_leaks([planted]) == [f"{planted.name}:chesslab/leak.py holds the text of "
                                        f"{where}"]
+
+
+def test_the_student_requirements_pin_what_the_guide_tells_students_to_run(tmp_path):
+    """TEACHING.md tells students to check a notebook with `python -m pytest --nbval-lax`:
+    their requirements.txt installs pytest and nbval at the repository's pins, and a
+    requirements.txt that pins neither is refused with a message naming them."""
+    text = student_requirements("chesslab-0-py3-none-any.whl")
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    pins = _pins(REPO_DIR / "requirements.txt")
+    assert lines[0] == "./chesslab-0-py3-none-any.whl"
+    assert pins["pytest"] in lines and pins["nbval"] in lines and pins["jupyterlab"] in lines
+    assert "--nbval-lax" in (REPO_DIR / "TEACHING.md").read_text(encoding="utf-8")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    shutil.copyfile(REPO_DIR / "pyproject.toml", repo / "pyproject.toml")
+    (repo / "requirements.txt").write_text("\n".join(
+        line for line in (REPO_DIR / "requirements.txt").read_text().splitlines()
+        if not line.startswith(("pytest", "nbval"))) + "\n")
+    with pytest.raises(ValueError, match="pins no version of nbval, pytest"):
+        student_requirements("chesslab-0-py3-none-any.whl", repo=repo)
 
 
 def test_a_planted_marker_or_answer_key_is_seen(tmp_path):
@@ -180,6 +201,14 @@ def test_a_new_venv_installs_the_copied_release_and_runs_a_notebook(released, tm
     assert len(said) == 2 and all("not attempted yet" in text for text in said)
     kernel_python, kernel_package = done.cells[-1].outputs[0].text.split()
     assert Path(kernel_python).parent == venv / "bin" and Path(kernel_package) == package
+    # the student's own check from a terminal (TEACHING.md, section 3), on the untouched
+    # student copy: pytest and nbval come from the release's requirements.txt
+    shutil.copyfile(released[0] / "notebooks" / notebook.name, notebook)
+    check = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                            "--nbval-lax", f"notebooks/{notebook.name}"],
+                           cwd=course, env=env, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
+    assert " passed" in check.stdout and " failed" not in check.stdout
 
 
 @pytest.mark.slow

@@ -22,11 +22,12 @@ the capstone, the screenshots their markdown shows), and it makes the folder sta
 a wheel of chesslab built by pip from pyproject.toml, carrying in ``chesslab/data`` the
 models, results and datasets the notebooks read (``chesslab.base.files.DATA_DIR`` finds
 them there), and a requirements.txt that installs that wheel and the course's pinned
-dependencies. In that folder, ``python -m pip install -r requirements.txt && jupyter lab``
-opens the course; nothing refers back to the repository. The teacher's notebooks, the
-answer key (TEACHING_ANSWERS.md) and the policy labels stay out, and ``answer_leaks``
-looks through everything written (the wheel's files included) for a solution region's
-text or a marker before the release is declared done.
+dependencies (pytest and nbval among them, for a student's own check). In that folder,
+``python -m pip install -r requirements.txt && jupyter lab`` opens the course; nothing
+refers back to the repository. The teacher's notebooks, the answer key
+(TEACHING_ANSWERS.md) and the policy labels stay out, and ``answer_leaks`` looks through
+everything written (the wheel's files included) for a solution region's text or a marker
+before the release is declared done.
 """
 from __future__ import annotations
 
@@ -53,8 +54,10 @@ NOTEBOOKS_DIR = REPO_DIR / "notebooks"
 SHIPPED_DATA = ("positions.npz", "random_positions.npz", "games/*.pgn.gz", "models/*.json",
                 "results/*.json")
 #: What a student installs beside the wheel, pinned as the repository's requirements.txt
-#: pins them: the package's dependencies (pyproject.toml) and JupyterLab.
-STUDENT_TOOLS = ("jupyterlab",)
+#: pins them: the package's dependencies (pyproject.toml), JupyterLab, and pytest with
+#: nbval, because students check a notebook from a terminal with
+#: ``python -m pytest --nbval-lax NOTEBOOK`` (TEACHING.md, section 3).
+STUDENT_TOOLS = ("jupyterlab", "nbval", "pytest")
 #: Cells with this tag in their metadata ``tags`` are dropped from the student copy.
 TEACHER_TAG = "teacher"
 #: What replaces a solution region: the cell's own ``raise NotImplementedError(hint)``
