@@ -89,6 +89,15 @@ def _minimax_by_teaching_alphabeta(board, depth, evaluate):
     return value if board.turn == chess.WHITE else -value
 
 
+def _minimax_by_tree_backup(board, depth, evaluate):
+    def back_up(node):              # the student's own max/min, over chesslab's tree
+        if not node.children:
+            return node.evaluation
+        values = [back_up(child) for child in node.children]
+        return max(values) if node.board.turn == chess.WHITE else min(values)
+    return back_up(GameTree(board, _Counting(evaluate), depth).root)
+
+
 def _minimax_by_search(board, depth, evaluate):
     return search(board, _Counting(evaluate), depth=depth, algorithm="minimax").score
 
@@ -97,9 +106,9 @@ def _minimax_by_search(board, depth, evaluate):
     (check_perft, _perft_by_tree), (check_perft, _perft_by_tree_size),
     (check_perft, _perft_by_negamax), (check_perft, _perft_by_search),
     (check_minimax, _minimax_by_tree_alphabeta), (check_minimax, _minimax_by_teaching_alphabeta),
-    (check_minimax, _minimax_by_search)],
+    (check_minimax, _minimax_by_search), (check_minimax, _minimax_by_tree_backup)],
     ids=["GameTree.nodes", "GameTree.size", "teaching.negamax", "search nodes",
-         "GameTree.alphabeta", "teaching.alphabeta", "search minimax"])
+         "GameTree.alphabeta", "teaching.alphabeta", "search minimax", "GameTree built"])
 def test_chesslabs_other_trees_and_searches_are_switched_off_too(checker, cheat):
     """Notebook 06 asks for a recursion of the student's own: counting or backing up
     with chesslab's game tree, its teaching searches or its searcher is the reference

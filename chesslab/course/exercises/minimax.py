@@ -2,9 +2,10 @@
 
 The notebook asks for a recursion of the student's own, so while the student's function
 runs, chesslab's other ways to the same number are switched off with the reference: the
-game tree (building it enumerates every node; ``nodes``, ``size``), the teaching searches
-(for perft their leaf, ``teaching.static``, which all of them call) and the searcher (a
-counting evaluator counts the leaves; their values are minimax's)."""
+game tree (building it enumerates every node and walks the moves for the student, for
+both exercises; ``nodes``, ``size``), the teaching searches (for perft their leaf,
+``teaching.static``, which all of them call) and the searcher (a counting evaluator counts
+the leaves; their values are minimax's)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -64,9 +65,10 @@ def check_minimax(fn, cases: int = 12, seed: int = 3, show=True) -> CheckResult:
     child value, Black the smallest, ``evaluate(board)`` at depth 0. Against
     ``tree.GameTree`` on positions with no mate or draw inside the tree (depths 1-2)."""
     evaluate = MaterialEvaluator().evaluate
-    fn = own_work(fn, GameTree.minimax, GameTree._back_up, teaching.negamax,
-                  GameTree.alphabeta, teaching.alphabeta, teaching.alphabeta_minmax,
-                  Searcher._negamax)
+    # GameTree.__init__ too: a tree built for the student walks the moves for them
+    fn = own_work(fn, GameTree.__init__, GameTree.minimax, GameTree._back_up,
+                  teaching.negamax, GameTree.alphabeta, teaching.alphabeta,
+                  teaching.alphabeta_minmax, Searcher._negamax)
 
     def compare(case):
         board, depth, tree = case
