@@ -127,7 +127,8 @@ def _results_rerate_matches(args):
 
 def _results_recipe(args):
     out = _results_out(args, "recipe")
-    return write_result(out, recipe.measure_recipe(args.nets, sample=args.sample))
+    recipe.measure_recipe(args.nets, sample=args.sample, out=out, command=args.command_line)
+    print(f"written to {out}")
 
 
 def _results_bayes(args):
@@ -331,7 +332,8 @@ def add_results(sub):
     q = which.add_parser("recipe", help="train with each recipe step added in turn")
     q.add_argument("--nets", nargs="+", help="the networks trained at each step")
     q.add_argument("--sample", type=COUNT, help="test positions searched per network")
-    q.add_argument("--out", help="default: data/results/recipe.json")
+    q.add_argument("--out", help="default: data/results/recipe.json (written after each "
+                                 "net; a rerun trains only the rows it lacks)")
     defaults_from(q, recipe.measure_recipe, nets="names")
     q.set_defaults(func=_results_recipe)
 
