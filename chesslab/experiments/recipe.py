@@ -19,7 +19,7 @@ from chesslab.training.recipe import RECIPE_STEPS
 
 
 #: The nets the recipe ablation trains by default (``results recipe``).
-RECIPE_NETS = ("ann", "nnue")
+RECIPE_NETS = ("ann", "linear")
 
 
 def recipe_plan(names) -> list:

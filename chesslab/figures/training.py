@@ -193,17 +193,23 @@ def training_curves_figure(names=("ann64", "cnn64", "ann", "cnn")):
     return fig
 
 
-def comparison_curves_figure(data: dict, nets=("ann64", "cnn64")):
-    """The nets of a fair comparison (``results net-comparison``, its JSON as ``data``)
-    side by side, one panel each on a shared scale: training (dashed) and validation
-    (solid) loss per epoch of every seed, the best epoch marked; the panel title says how
-    each run stopped."""
+def _comparison_runs(data: dict, nets) -> dict:
+    """Each of ``nets``' runs in a stored comparison, by seed; a net with none is named."""
     runs = {net: sorted((r for r in data["runs"].values() if r["net"] == net),
                         key=lambda r: r["seed"]) for net in nets}
     missing = [net for net, found in runs.items() if not found]
     if missing:
         raise ValueError(f"the comparison holds no run of {', '.join(missing)}; run "
                          f"`python -m chesslab results net-comparison`")
+    return runs
+
+
+def comparison_curves_figure(data: dict, nets=("ann64", "cnn64")):
+    """The nets of a fair comparison (``results net-comparison``, its JSON as ``data``)
+    side by side, one panel each on a shared scale: training (dashed) and validation
+    (solid) loss per epoch of every seed, the best epoch marked; the panel title says how
+    each run stopped."""
+    runs = _comparison_runs(data, nets)
     fig, axes = plt.subplots(1, len(nets), figsize=(4.6 * len(nets), 3.4), sharey=True,
                              squeeze=False)
     for ax, net in zip(axes[0], nets):
@@ -235,12 +241,7 @@ def comparison_errors_figure(data: dict, nets=None):
     nets sorted by that mean, each labelled with its size. The picture beside the printed
     verdicts, which say which of the gaps are beyond the noise."""
     nets = list(nets or dict.fromkeys(r["net"] for r in data["runs"].values()))
-    runs = {net: sorted((r for r in data["runs"].values() if r["net"] == net),
-                        key=lambda r: r["seed"]) for net in nets}
-    missing = [net for net, found in runs.items() if not found]
-    if missing:
-        raise ValueError(f"the comparison holds no run of {', '.join(missing)}; run "
-                         f"`python -m chesslab results net-comparison`")
+    runs = _comparison_runs(data, nets)
     errors = {net: [r["test_depth1"]["mae_cp"] for r in runs[net]] for net in nets}
     order = sorted(nets, key=lambda net: np.mean(errors[net]))
     fig, ax = plt.subplots(figsize=(1.4 * len(order) + 1.6, 3.4))
