@@ -72,7 +72,7 @@ def test_each_notebook_ends_with_further_reading(path):
     last = json.loads(path.read_text())["cells"][-1]
     text = "".join(last["source"])
     assert last["cell_type"] == "markdown" and text.startswith("## Further reading")
-    assert "seed this notebook follows" in text and "chessprogramming.org/" in text
+    assert "source this notebook follows" in text and "chessprogramming.org/" in text
     assert re.search(r"\(1[89]\d\d|20\d\d\)", text)          # a dated paper or book
 
 
