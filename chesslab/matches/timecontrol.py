@@ -21,12 +21,13 @@ three times for this move, as engine authors do:
 
 The search's one-number rule (a time limit: no new iteration after half of it,
 abandoned at it), given the share, left much of the clock unused and often abandoned
-the iteration it had started. ``overhead`` is taken
-off every move's share, for what the clock sees but the search does not: the pipe to
-the GUI, starting the search, a busy machine. Taken off the clock once only, it would
-let a long game on a small increment slide towards zero: each move would plan to spend
-almost all of its increment, and the delay comes on top. The UCI engine
-(``matches.uci``) and games on a clock (``matches.clock``) share these functions.
+the iteration it had started.
+
+``overhead`` is taken off every move's share, for what the clock sees but the search
+does not: the pipe to the GUI, starting the search, a busy machine. Taken off the clock
+once only, it would let a long game on a small increment slide towards zero: each move
+would plan to spend almost all of its increment, and the delay comes on top. The UCI
+engine (``matches.uci``) and games on a clock (``matches.clock``) share these functions.
 """
 from __future__ import annotations
 
