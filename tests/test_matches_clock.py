@@ -215,6 +215,7 @@ def test_results_match_on_a_clock_is_stored_beside_the_fixed_time_match(tmp_path
     assert [e["time_control"] for e in entries] == [None, "5+0.1"]
     timed = entries[1]
     assert timed["games"] == 2 and "time forfeit" not in timed["endings"]
+    assert timed["command"] == "python -m chesslab " + " ".join([*common, "--tc", "5+0.10"])
     for text in timed["pgn"]:
         assert '[TimeControl "5+0.1"]' in text and "[%clk 0:00:0" in text
     assert all("TimeControl" not in text for text in entries[0]["pgn"])

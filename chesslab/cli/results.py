@@ -107,7 +107,7 @@ def _results_match(args):
     entry = matches.record_long_match(args.a, args.b, args.games, args.workers, args.seed,
                                       args.max_plies,
                                       None if args.resign_cp <= 0 else args.resign_cp, out,
-                                      args.tc)
+                                      args.tc, command=args.command_line)
     print(entry["summary"] + (f"  on a {entry['time_control']} clock"
                               if entry.get("time_control") else ""))
     print(endings(e for e, n in entry["endings"].items() for _ in range(n)))

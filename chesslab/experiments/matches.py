@@ -126,13 +126,17 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
 
 def record_long_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2,
                       seed: int = 0, max_plies: int = 300, resign_cp: float | None = 1000,
-                      path=None, time_control: str | None = None) -> dict:
+                      path=None, time_control: str | None = None,
+                      command: str | None = None) -> dict:
     """``run_match`` with its checkpoint named by ``match_name`` (a stopped match resumes),
-    recorded in ``path`` (default matches.json) once it is done; returns the entry."""
+    recorded in ``path`` (default matches.json) once it is done, with the ``command`` that
+    ran it when given (a reader can rerun it); returns the entry."""
     time_control = clock_text(time_control, (spec_a, spec_b))
     checkpoint = checkpoint_path(match_name(spec_a, spec_b, games, seed, time_control))
     entry = run_match(spec_a, spec_b, games, workers, seed, max_plies, resign_cp,
                       checkpoint=checkpoint, time_control=time_control)
+    if command is not None:
+        entry["command"] = command
     record_match(entry, path)
     checkpoint.unlink(missing_ok=True)
     return entry
