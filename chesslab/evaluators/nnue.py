@@ -52,10 +52,17 @@ def move_changes(board: chess.Board, move: chess.Move):
 
 
 class _SideToMoveNetwork(NetworkEvaluator):
-    """A network evaluator whose encoding, target and perspective are fixed by its class."""
+    """A network evaluator whose encoding, target and perspective are fixed by its class.
+    Its fast code reads the output as a logit only: a net trained for another target (a
+    recipe step before the win-probability target) gets the plain ``NetworkEvaluator``,
+    which reads the output the way it was trained."""
+
+    TARGET = "logit"
 
     @classmethod
     def from_model(cls, model, name: str, encoding=None, target=None, perspective=None):
+        if target is not None and target != cls.TARGET:
+            return NetworkEvaluator.from_model(model, name, encoding, target, perspective)
         return cls(model, name)
 
 
@@ -78,7 +85,7 @@ class NNUEEvaluator(_SideToMoveNetwork):
             raise ValueError(f"{model.name!r} is not an NNUE network (FeatureTransformer(768, "
                              f"H + 1) then NNUEHead(H, ...)); build one with "
                              f"chesslab.nn.nnue_net()")
-        super().__init__(model, "piece_square", "logit", name, "side_to_move")
+        super().__init__(model, "piece_square", self.TARGET, name, "side_to_move")
         ft = layers[0]
         hidden, out = layers[1].layers[1::2]
         h = ft.n_out                       # accumulator width per side (PSQT included)
@@ -203,7 +210,7 @@ class LinearPSTEvaluator(_SideToMoveNetwork):
                 or model.input_shape != (N_PIECE_SQUARES,):
             raise ValueError(f"{model.name!r} is not a linear model of the 768 piece-square "
                              f"features; build one with chesslab.nn.linear_pst_net()")
-        super().__init__(model, "piece_square_mover", "logit", name, "side_to_move")
+        super().__init__(model, "piece_square_mover", self.TARGET, name, "side_to_move")
         w = model.layers[0].params["W"][:, 0].astype(np.float64) * TARGET_SCALE_CP
         self.bias = float(model.layers[0].params["b"][0]) * TARGET_SCALE_CP
         #: tables[perspective][(colour, piece)] -> 64 centipawn values by square

@@ -314,13 +314,8 @@ def encode_positions(boards, encoding: str, chunk: int = 8192) -> np.ndarray:
 
 def evaluator_for(name: str, model, encoding: str, kind: str, perspective: str):
     """The evaluator of a trained net, of the registry's class (NNUE and linear ones get
-    their fast classes). A fast class reads one target kind only (the logit); a net
-    trained for another (a recipe step before the win-probability target) gets the plain
-    ``NetworkEvaluator``, which reads the output the way it was trained."""
-    evaluator = EVALUATORS[name].evaluator.from_model(model, name, encoding, kind, perspective)
-    if evaluator.target != kind:
-        return NetworkEvaluator.from_model(model, name, encoding, kind, perspective)
-    return evaluator
+    their fast classes when trained for the target those read)."""
+    return EVALUATORS[name].evaluator.from_model(model, name, encoding, kind, perspective)
 
 
 @dataclass
