@@ -105,6 +105,25 @@ def test_tuning_measures_each_setting_once_and_resumes(tmp_path, monkeypatch):
     doc = read_json(out)
     assert len(doc["rows"]) == 5 and doc["networks"][doc["rows"][-1]["network"]] == "another seed"
     assert len({r["network"] for r in doc["rows"]}) == 2
+    # settling leaf values is a setting of its own; rows from before it count as off
+    move_quality.mcts_tuning(8, (1.0,), (0.0,), 6, net_file, out, progress=False,
+                             settle=(False, True))
+    rows = read_json(out)["rows"]
+    assert len(rows) == 6 and rows[-1]["settle"] is True and rows[-1]["mean_nodes"] == 8
+    assert all(r.get("settle", False) is False for r in rows[:5])
+
+
+@pytest.mark.skipif(not any(POLICY_LABELS.glob("*.npz")), reason="no policy labels shipped")
+def test_tuning_at_equal_time_gives_each_move_its_seconds(tmp_path, monkeypatch):
+    net_file = tmp_path / "net.json"
+    save_policy_value(PolicyValueNet(4, 1, policy_k=4, seed=0, planes="mover"), net_file)
+    monkeypatch.setattr(move_quality, "find_stockfish", lambda required=False: None)
+    out = tmp_path / "tuning.json"
+    move_quality.mcts_tuning(8, (1.0,), (0.0,), 3, net_file, out, progress=False, seconds=0.05)
+    (row,) = read_json(out)["rows"]
+    assert row["seconds_per_move"] == 0.05 and row["simulations"] > 10**5
+    assert row["mean_nodes"] > 8          # the time, not the simulations, ended each search
+    assert row["seconds"] >= 3 * 0.05
 
 
 def test_a_step_is_a_name_and_an_existing_network_file(tmp_path):

@@ -102,6 +102,13 @@ def fraction(text):
     return value
 
 
+def on_off(text):
+    """argparse type: ``on`` (True) or ``off`` (False)."""
+    if text.lower() not in ("on", "off"):
+        raise argparse.ArgumentTypeError(f"expected on or off, got {text!r}")
+    return text.lower() == "on"
+
+
 COUNT = at_least(1)
 
 

@@ -19,7 +19,7 @@ from chesslab.experiments import store
 from chesslab.experiments import tournament
 from chesslab.training import pipeline
 from chesslab.cli.common import (COUNT, defaults_from, endings, game_sample_args, model_path,
-                                 workers_args, write_result)
+                                 on_off, positive, workers_args, write_result)
 from chesslab.base.files import check_writable, write_json_atomic
 from chesslab.matches.clock import clock_text
 from chesslab.matches.event import rate_ladder, rerate_ladder
@@ -167,7 +167,8 @@ def _results_mcts_matches(args):
 def _results_mcts_tuning(args):
     out = _results_out(args, "mcts_tuning")
     move_quality.mcts_tuning(args.simulations, args.c_puct, args.fpu, args.positions,
-                             args.network, out, describe=args.describe)
+                             args.network, out, describe=args.describe,
+                             settle=tuple(args.settle), seconds=args.seconds)
     print(f"written to {out}")
 
 
@@ -368,6 +369,10 @@ def add_results(sub):
     q.add_argument("--simulations", type=COUNT, help="per move")
     q.add_argument("--c-puct", type=float, nargs="+", help="exploration constants to try")
     q.add_argument("--fpu", type=float, nargs="+", help="first-play urgency reductions to try")
+    q.add_argument("--settle", type=on_off, nargs="+", metavar="on|off",
+                   help="leaf values where the captures stop: off, on, or both (off on)")
+    q.add_argument("--seconds", type=positive, help="time per move instead of --simulations "
+                                                 "(equal time: measure on an idle machine)")
     q.add_argument("--positions", type=COUNT, help="held-out positions")
     q.add_argument("--network", help="policy-value network file (default: the shipped one)")
     q.add_argument("--describe", help="how the network was made, stored beside its results")

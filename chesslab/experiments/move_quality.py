@@ -29,6 +29,7 @@ from chesslab.board.scores import LABEL_MATE_CP
 from chesslab.datasets.policy_labels import POLICY_LABELS, load_policy_labels
 from chesslab.evaluators.neural import expected_score
 from chesslab.experiments.store import result_path, stamp
+from chesslab.matches.players import MCTS_AS_MANY_AS_FIT
 from chesslab.search.mcts import DEFAULT_MODEL, MCTSPlayer, shipped_network
 from chesslab.training.supervised import held_out_mask, spread_sample
 
@@ -82,11 +83,19 @@ def move_quality(choose, positions: dict, engine=None, depth: int = 8,
 
 def player_quality(player, positions: dict, engine=None) -> dict:
     """``move_quality`` of a ``Player`` that searches each position afresh (the
-    positions are unrelated: no tree or table carried from one to the next)."""
+    positions are unrelated: no tree or table carried from one to the next), with the
+    mean nodes (simulations) it searched per move when it reports them."""
+    nodes = []
+
     def choose(board):
         player.reset()
-        return player.choose_move(board)
-    return move_quality(choose, positions, engine)
+        move = player.choose_move(board)
+        result = getattr(player, "last_result", None)
+        if result is not None:
+            nodes.append(result.nodes)
+        return move
+    quality = move_quality(choose, positions, engine)
+    return {**quality, "mean_nodes": round(float(np.mean(nodes)), 1)} if nodes else quality
 
 
 @contextmanager
@@ -122,11 +131,13 @@ def _searched_alone(engine, board, move, depth) -> float:
 
 def mcts_tuning(simulations: int = 400, c_puct=(1.0, 1.5, 2.5), fpu=(0.0, 0.2, 0.4),
                 positions: int = 500, network=None, path=None, progress: bool = True,
-                describe: str | None = None) -> dict:
-    """Every (c_puct, first-play urgency reduction) pair of MCTS at ``simulations`` on the
-    same held-out positions, with ``network`` (default: the shipped one). Each setting
-    is stored when measured under the network's SHA-256, so a stopped run resumes where
-    it was and another network adds its own rows; ``describe`` notes what the network is."""
+                describe: str | None = None, settle=(False,), seconds: float | None = None) -> dict:
+    """Every (c_puct, first-play urgency reduction, settle) setting of MCTS at
+    ``simulations`` on the same held-out positions, with ``network`` (default: the shipped
+    one); with ``seconds``, each move gets that much time instead (rows measured at equal
+    time compare only on an otherwise idle machine). Each setting is stored when measured
+    under the network's SHA-256, so a stopped run resumes where it was and another
+    network adds its own rows; ``describe`` notes what the network is."""
     path = Path(path or result_path("mcts_tuning"))
     network = Path(network or DEFAULT_MODEL)
     tag = file_tag(network, 16)
@@ -136,31 +147,43 @@ def mcts_tuning(simulations: int = 400, c_puct=(1.0, 1.5, 2.5), fpu=(0.0, 0.2, 0
     doc.setdefault("networks", {})
     if describe or tag not in doc["networks"]:
         doc["networks"][tag] = describe or str(network)
-    done = {(r["network"], r["simulations"], r["c_puct"], r["fpu_reduction"], r["positions"])
-            for r in doc["rows"]}
+    done = {_setting(r) for r in doc["rows"]}
     data = held_out_positions(positions)
     net = shipped_network(network)
     with stockfish_if_installed() as engine:
         doc["outside_moves"] = ("searched alone by Stockfish" if engine else
                                 "scored as the worst listed move (no Stockfish: a lower bound)")
-        _tune(doc, data, net, tag, simulations, c_puct, fpu, done, engine, path, progress)
+        _tune(doc, data, net, tag, simulations, c_puct, fpu, settle, seconds, done, engine,
+              path, progress)
     return doc
 
 
-def _tune(doc, data, net, tag, simulations, c_puct, fpu, done, engine, path, progress):
+def _setting(row: dict) -> tuple:
+    """What a row measured (rows from before settle and seconds existed had neither)."""
+    return (row["network"], row["simulations"], row["c_puct"], row["fpu_reduction"],
+            row.get("settle", False), row.get("seconds_per_move"), row["positions"])
+
+
+def _tune(doc, data, net, tag, simulations, c_puct, fpu, settle, seconds, done, engine, path,
+          progress):
     positions = len(data["fen"])
-    for c, f in itertools.product(c_puct, fpu):
-        if (tag, simulations, c, f, positions) in done:
-            continue
-        player = MCTSPlayer(net, simulations, c_puct=c, fpu_reduction=f)
-        start = time.perf_counter()
+    simulations = MCTS_AS_MANY_AS_FIT if seconds else simulations
+    for c, f, s in itertools.product(c_puct, fpu, settle):
         row = {"network": tag, "simulations": simulations, "c_puct": c, "fpu_reduction": f,
-               "positions_digest": positions_digest(data),
-               **player_quality(player, data, engine),
-               "seconds": round(time.perf_counter() - start, 1)}
+               "settle": bool(s), **({"seconds_per_move": seconds} if seconds else {}),
+               "positions": positions}
+        if _setting(row) in done:
+            continue
+        player = MCTSPlayer(net, simulations, c_puct=c, fpu_reduction=f, settle=bool(s),
+                            time_limit=seconds)
+        start = time.perf_counter()
+        row.update({"positions_digest": positions_digest(data),
+                    **player_quality(player, data, engine),
+                    "seconds": round(time.perf_counter() - start, 1)})
         doc["rows"].append(row)
         write_json_atomic(path, {**doc, **stamp()}, indent=1)
         if progress:
-            print(f"c_puct {c:g}, fpu {f:g}: best move {row['best_move_share']:.3f}, "
-                  f"expected score lost {row['expected_score_lost']:.4f} "
-                  f"({row['seconds']:.0f} s)", flush=True)
+            print(f"c_puct {c:g}, fpu {f:g}, settle {bool(s)}: best move "
+                  f"{row['best_move_share']:.3f}, expected score lost "
+                  f"{row['expected_score_lost']:.4f}, {row.get('mean_nodes', 0):.0f} simulations "
+                  f"a move ({row['seconds']:.0f} s)", flush=True)

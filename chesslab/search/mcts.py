@@ -16,7 +16,8 @@ Extras of the design: Dirichlet noise mixed into the root priors once per search
 self-play tries new moves), a temperature on the visit counts (explore early, then
 play the most visited move), the tree kept after a move, and several leaves evaluated
 in one network call, with a *virtual loss* on the paths already chosen so that the
-simulations of one batch spread over different leaves.
+simulations of one batch spread over different leaves; and, beyond the papers, leaf
+values read where the captures settle (``settle=True``, ``search.quiet``).
 
 Below the search: the player (``MCTSPlayer``, ``make_player("mcts:300")``) and the
 shipped network it loads. Self-play training is in ``chesslab.training.selfplay``, the supervised
@@ -40,6 +41,7 @@ from chesslab.board.rules import drawn_with_moves_left, outcome
 from chesslab.board.scores import MATE
 from chesslab.evaluators.neural import target_to_cp
 from chesslab.evaluators.policy_value import load_policy_value
+from chesslab.search.quiet import settle_leaves
 
 #: Value of a position where the side to move is checkmated.
 LOSS_VALUE = -1.0
@@ -55,8 +57,7 @@ def terminal_value(board: chess.Board, draw_value: float = 0.0):
     else None.
 
     Checkmate = -1 (the side to move lost); every draw is worth ``draw_value`` to White
-    (0 in chess; -1 in the endgame task, where White must mate and a draw is failure).
-    """
+    (0 in chess; -1 in the endgame task, where White must mate and a draw is failure)."""
     ended = outcome(board)
     if ended is None:
         return None
@@ -138,7 +139,7 @@ class MCTS:
                  c_puct: float = 1.5, batch_size: int = 8, dirichlet_alpha: float = 0.3,
                  noise_fraction: float = 0.25, virtual_loss: float = 1.0,
                  reuse_tree: bool = True, draw_value: float = 0.0, fpu_reduction: float = 0.0,
-                 solve: bool = True, seed: int = 0):
+                 solve: bool = True, settle: bool = False, seed: int = 0):
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, not {simulations}")
         if batch_size < 1:
@@ -153,20 +154,18 @@ class MCTS:
         # (0 = as a draw, the plain algorithm); below the root only
         self.fpu_reduction = fpu_reduction
         self.solve = solve              # let exact results climb the tree (see _backup)
+        self.settle = settle            # leaf values where the captures stop (search.quiet)
         self.rng = np.random.default_rng(seed)
         self.root, self.root_fen = None, None
         self.noise_draws = 0            # how many times Dirichlet noise was sampled
-        self.network_calls = 0
-        self.last_simulations = 0
+        self.network_calls = self.last_simulations = 0
         self._root_prior = None
 
     # ------------------------------------------------------------------ the search
     def search(self, board: chess.Board, simulations: int | None = None,
                noise: bool = False, time_limit: float | None = None) -> MCTSNode:
-        """Run the simulations from ``board`` (not modified); returns the root node.
-
-        With ``time_limit`` (seconds) the search also stops when time is up.
-        """
+        """Run the simulations from ``board`` (not modified), stopping early when
+        ``time_limit`` seconds are up (if given); returns the root node."""
         start = time.perf_counter()
         board = as_board(board).copy()
         if terminal_value(board, draw_value=self.draw_value) is not None:
@@ -251,21 +250,24 @@ class MCTS:
                 self._backup(path, node.terminal)
                 done += 1
         if pending:
-            priors, values = self._call([p[2] for p in pending], [p[3] for p in pending])
-            for (path, node, _, moves), prior, value in zip(pending, priors, values):
+            boards = [p[2] for p in pending]
+            ends = settle_leaves(boards, self._leaf_value) if self.settle else [None] * len(boards)
+            asked = [e for e in ends if e is not None and e.value is None]
+            priors, values = self._call(boards + [e.board for e in asked],
+                                        [p[3] for p in pending] + [e.moves for e in asked])
+            later = iter(values[len(pending):])
+            for (path, node, _, moves), prior, value, end in zip(pending, priors, values, ends):
                 node.expand(moves, prior)
+                if end is not None:     # the value where the captures stop, for the leaf's side
+                    value = end.sign * (end.value if end.value is not None else next(later))
                 self._backup(path, float(value))
                 done += 1
         return done
 
     def _leaf_value(self, board, moves):
-        """``terminal_value`` of a new leaf whose legal moves are already generated.
-
-        Calling ``outcome`` here would generate the moves a second time (it made the whole
-        search measurably slower, ``bench/mcts_speed.py``), so with a move left only the
-        draws are asked (``drawn_with_moves_left``). ``tests/test_search_mcts.py`` checks that
-        the two agree on thousands of positions.
-        """
+        """``terminal_value`` of a new leaf whose legal moves are already generated (asking
+        ``outcome`` would generate them again: measurably slower, ``bench/mcts_speed.py``);
+        ``tests/test_search_mcts.py`` checks that the two agree on thousands of positions."""
         if not moves:
             return LOSS_VALUE if board.is_check() else self._draw_for(board.turn)
         if drawn_with_moves_left(board):
@@ -451,19 +453,17 @@ class MCTSPlayer(Player):
 
     ``temperature`` > 0 samples moves in proportion to N^(1/T) for the first
     ``temperature_plies`` plies of the game (self-play openings), then plays as at
-    T = 0. ``noise=True`` mixes Dirichlet noise into the root priors.
+    T = 0. ``noise=True`` mixes Dirichlet noise into the root priors. ``search``: the
+    other settings of ``MCTS`` (c_puct, batch_size, draw_value, fpu_reduction, settle, ...).
     """
 
     def __init__(self, net=None, simulations: int = 300, temperature: float = 0.0,
-                 temperature_plies: int = 0, noise: bool = False, batch_size: int = 8,
-                 c_puct: float = 1.5, draw_value: float = 0.0, seed: int = 0,
-                 name: str | None = None, time_limit: float | None = None,
-                 fpu_reduction: float = 0.0):
+                 temperature_plies: int = 0, noise: bool = False, seed: int = 0,
+                 name: str | None = None, time_limit: float | None = None, **search):
         super().__init__(name or f"mcts:{simulations}", seed)
         self.net, self.time_limit = net, time_limit
-        self.mcts = MCTS(net if net is not None else uniform_evaluate, simulations,
-                         c_puct=c_puct, batch_size=batch_size, draw_value=draw_value,
-                         fpu_reduction=fpu_reduction, seed=seed)
+        self.mcts = MCTS(net if net is not None else uniform_evaluate, simulations, seed=seed,
+                         **search)
         self.temperature, self.temperature_plies, self.noise = temperature, temperature_plies, noise
         self.rng = np.random.default_rng(seed + 1)
 

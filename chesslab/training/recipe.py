@@ -6,15 +6,12 @@ colour-mirrored and a-h flipped copies, and the side to move's view.
 """
 from __future__ import annotations
 
-import functools
-
 import chess
 import numpy as np
 
 from chesslab.datasets.positions import Dataset
-from chesslab.evaluators.handwritten import MaterialEvaluator
-from chesslab.search.searcher import Searcher
 from chesslab.evaluators.neural import side_to_move_view, turn_signs
+from chesslab.search.quiet import quiet_leaf
 
 #: The recipe (see the module docstring), every switch on: the shipped models' settings,
 #: changed for each net by its ``training`` entry in the registry (retraining all the
@@ -32,25 +29,6 @@ RECIPE_STEPS = (
     ("+ every ply (depth 8)", {"extra_plies": True}),
     ("+ search leaves", {"leaves": True}),
 )
-
-
-@functools.cache
-def _quiet_searcher():
-    """One material-only searcher per process (the recipe asks it about every position)."""
-    return Searcher(MaterialEvaluator())
-
-
-def quiet_leaf(board: chess.Board) -> chess.Board | None:
-    """Where the captures stop: the position at the end of the line the search's own
-    quiescence expects with a material evaluation (``board`` itself when no capture
-    gains), or None when the side to move is in check there (not a quiet position)."""
-    if board.is_check():
-        return None
-    _, line = _quiet_searcher().quiet_line(board)
-    leaf = board.copy(stack=False)
-    for move in line:
-        leaf.push(move)
-    return None if leaf.is_check() else leaf
 
 
 def training_positions(dataset: Dataset, quiet: bool = False, mirror: bool = False,
