@@ -4,8 +4,8 @@
                                                      training data (Stockfish games, labels)
     train    {nets, bayes, bootstrap, supervised, recalibrate, selfplay}  models into data/models
     results  {evaluators, depth-cost, tournament, ladder, event-ladder, match, recipe, bayes,
-              bayes-matches, mcts-matches, mcts-tuning, network-steps, mcts-head-to-head,
-              rerate-matches, net-comparison}
+              bayes-matches, mcts-matches, mcts-tuning, mcts-losses, network-steps,
+              mcts-head-to-head, rerate-matches, net-comparison}
                                                      data/results/*.json
     match    --white SPEC --black SPEC --games N     a match, with a score and an Elo estimate
     bestmove --fen FEN --player SPEC                 one search, its move and its line

@@ -11,6 +11,7 @@ from chesslab.experiments import net_comparison
 from chesslab.experiments import evaluators
 from chesslab.experiments import ladder
 from chesslab.experiments import matches
+from chesslab.experiments import mcts_losses
 from chesslab.experiments import move_quality
 from chesslab.experiments import network_steps
 from chesslab.experiments import recipe
@@ -19,7 +20,7 @@ from chesslab.experiments import store
 from chesslab.experiments import tournament
 from chesslab.training import pipeline
 from chesslab.cli.common import (COUNT, defaults_from, endings, game_sample_args, model_path,
-                                 on_off, positive, workers_args, write_result)
+                                 fraction, on_off, positive, workers_args, write_result)
 from chesslab.base.files import check_writable, write_json_atomic
 from chesslab.matches.clock import clock_text
 from chesslab.matches.event import rate_ladder, rerate_ladder
@@ -168,8 +169,17 @@ def _results_mcts_tuning(args):
     out = _results_out(args, "mcts_tuning")
     move_quality.mcts_tuning(args.simulations, args.c_puct, args.fpu, args.positions,
                              args.network, out, describe=args.describe,
-                             settle=tuple(args.settle), seconds=args.seconds)
+                             settle=tuple(args.settle), seconds=args.seconds,
+                             positions_file=args.positions_file)
     print(f"written to {out}")
+
+
+def _results_mcts_losses(args):
+    out = _results_out(args, "mcts_losses")
+    doc = mcts_losses.mcts_losses(args.player, args.opponent, args.matches, args.drop,
+                                  args.depth, out)
+    print(f"{len(doc['positions'])} positions before moves that gave away more than "
+          f"{doc['drop']} in {doc['lost_games']} lost games; written to {out}")
 
 
 def _results_network_steps(args):
@@ -374,11 +384,23 @@ def add_results(sub):
     q.add_argument("--seconds", type=positive, help="time per move instead of --simulations "
                                                  "(equal time: measure on an idle machine)")
     q.add_argument("--positions", type=COUNT, help="held-out positions")
+    q.add_argument("--positions-file", help="ask these labelled positions instead (results mcts-losses)")
     q.add_argument("--network", help="policy-value network file (default: the shipped one)")
     q.add_argument("--describe", help="how the network was made, stored beside its results")
     q.add_argument("--out", help="default: data/results/mcts_tuning.json")
     defaults_from(q, move_quality.mcts_tuning)
     q.set_defaults(func=_results_mcts_tuning)
+
+    q = which.add_parser("mcts-losses", help="the positions before a player's worst moves in "
+                                             "the games it lost, labelled by Stockfish")
+    q.add_argument("--player", help="the player as its match record names it")
+    q.add_argument("--opponent", help="its opponent in that record")
+    q.add_argument("--matches", help="results file holding the match (default: data/results/matches.json)")
+    q.add_argument("--drop", type=fraction, help="expected score a move must give away")
+    q.add_argument("--depth", type=COUNT, help="Stockfish's depth")
+    q.add_argument("--out", help="default: data/results/mcts_losses.json")
+    defaults_from(q, mcts_losses.mcts_losses)
+    q.set_defaults(func=_results_mcts_losses)
 
     q = which.add_parser("network-steps", help="what each step of a policy-value network's "
                                                "making bought: move quality and a match")

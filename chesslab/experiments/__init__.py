@@ -15,6 +15,7 @@ measured here, once, by a named command, and the figures and notebooks read the 
     python -m chesslab results bayes-matches   # bayes:3 against random, material:3, pst:3
     python -m chesslab results mcts-matches    # mcts:300 against the classic players
     python -m chesslab results mcts-tuning     # MCTS settings on held-out labelled positions
+    python -m chesslab results mcts-losses     # the positions before a player's blunders
     python -m chesslab results network-steps   # what each step of a network's making bought
     python -m chesslab results mcts-head-to-head --a NEW.json --b OLD.json
     python -m chesslab results rerate-matches  # stored match records' intervals from their counts

@@ -28,6 +28,7 @@ from chesslab.base.stockfish import find_stockfish, open_engine, quit_engine
 from chesslab.board.scores import LABEL_MATE_CP
 from chesslab.datasets.policy_labels import POLICY_LABELS, load_policy_labels
 from chesslab.evaluators.neural import expected_score
+from chesslab.experiments.mcts_losses import positions_file as load_positions_file
 from chesslab.experiments.store import result_path, stamp
 from chesslab.matches.players import MCTS_AS_MANY_AS_FIT
 from chesslab.search.mcts import DEFAULT_MODEL, MCTSPlayer, shipped_network
@@ -58,7 +59,9 @@ def positions_digest(positions: dict) -> str:
 def move_quality(choose, positions: dict, engine=None, depth: int = 8,
                  progress: bool = False) -> dict:
     """Ask ``choose(board) -> move`` for a move in every position of ``positions``
-    (``held_out_positions``); ``engine`` (Stockfish) scores the moves it did not list."""
+    (``held_out_positions``); ``engine`` (Stockfish) scores the moves it did not list, at
+    the positions' own labelling depth when they name one."""
+    depth = int(positions.get("depth", depth))
     best = outside = 0.0
     lost = []
     n = len(positions["fen"])
@@ -131,54 +134,58 @@ def _searched_alone(engine, board, move, depth) -> float:
 
 def mcts_tuning(simulations: int = 400, c_puct=(1.0, 1.5, 2.5), fpu=(0.0, 0.2, 0.4),
                 positions: int = 500, network=None, path=None, progress: bool = True,
-                describe: str | None = None, settle=(False,), seconds: float | None = None) -> dict:
+                describe: str | None = None, settle=(False,), seconds: float | None = None,
+                positions_file=None) -> dict:
     """Every (c_puct, first-play urgency reduction, settle) setting of MCTS at
     ``simulations`` on the same held-out positions, with ``network`` (default: the shipped
     one); with ``seconds``, each move gets that much time instead (rows measured at equal
     time compare only on an otherwise idle machine). Each setting is stored when measured
     under the network's SHA-256, so a stopped run resumes where it was and another
-    network adds its own rows; ``describe`` notes what the network is."""
+    network adds its own rows; ``describe`` notes what the network is. ``positions_file``:
+    ask the labelled positions of that file instead (``results mcts-losses``: the
+    positions before a player's blunders)."""
     path = Path(path or result_path("mcts_tuning"))
     network = Path(network or DEFAULT_MODEL)
     tag = file_tag(network, 16)
     doc = read_json(path, "results file") if path.exists() else {"rows": []}
-    doc["what"] = ("MCTS on held-out labelled positions (game id % 20 == 0): the share of "
-                   "Stockfish's best move, and the expected score lost against it")
+    doc["what"] = ("MCTS on held-out labelled positions (game id % 20 == 0; a row with a "
+                   "positions_file: that file's positions): the share of Stockfish's best move, "
+                   "and the expected score lost against it")
     doc.setdefault("networks", {})
     if describe or tag not in doc["networks"]:
         doc["networks"][tag] = describe or str(network)
     done = {_setting(r) for r in doc["rows"]}
-    data = held_out_positions(positions)
+    data = load_positions_file(positions_file) if positions_file else held_out_positions(positions)
     net = shipped_network(network)
     with stockfish_if_installed() as engine:
         doc["outside_moves"] = ("searched alone by Stockfish" if engine else
                                 "scored as the worst listed move (no Stockfish: a lower bound)")
+        source = {"positions_file": Path(positions_file).name} if positions_file else {}
         _tune(doc, data, net, tag, simulations, c_puct, fpu, settle, seconds, done, engine,
-              path, progress)
+              path, progress, source)
     return doc
 
 
 def _setting(row: dict) -> tuple:
     """What a row measured (rows from before settle and seconds existed had neither)."""
     return (row["network"], row["simulations"], row["c_puct"], row["fpu_reduction"],
-            row.get("settle", False), row.get("seconds_per_move"), row["positions"])
+            row.get("settle", False), row.get("seconds_per_move"), row["positions_digest"])
 
 
 def _tune(doc, data, net, tag, simulations, c_puct, fpu, settle, seconds, done, engine, path,
-          progress):
+          progress, source):
     positions = len(data["fen"])
     simulations = MCTS_AS_MANY_AS_FIT if seconds else simulations
     for c, f, s in itertools.product(c_puct, fpu, settle):
         row = {"network": tag, "simulations": simulations, "c_puct": c, "fpu_reduction": f,
                "settle": bool(s), **({"seconds_per_move": seconds} if seconds else {}),
-               "positions": positions}
+               "positions": positions, "positions_digest": positions_digest(data), **source}
         if _setting(row) in done:
             continue
         player = MCTSPlayer(net, simulations, c_puct=c, fpu_reduction=f, settle=bool(s),
                             time_limit=seconds)
         start = time.perf_counter()
-        row.update({"positions_digest": positions_digest(data),
-                    **player_quality(player, data, engine),
+        row.update({**player_quality(player, data, engine),
                     "seconds": round(time.perf_counter() - start, 1)})
         doc["rows"].append(row)
         write_json_atomic(path, {**doc, **stamp()}, indent=1)
