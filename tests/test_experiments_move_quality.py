@@ -84,12 +84,18 @@ def test_held_out_positions_come_from_held_out_games_only():
         load_policy_labels(POLICY_LABELS, shards=10**6)
 
 
-@pytest.mark.skipif(not any(POLICY_LABELS.glob("*.npz")), reason="no policy labels shipped")
-def test_tuning_measures_each_setting_once_and_resumes(tmp_path, monkeypatch):
+@pytest.fixture
+def tiny_net(tmp_path, monkeypatch):
+    """A tiny network file, and no Stockfish (moves outside the list: a lower bound)."""
     net_file = tmp_path / "net.json"
     save_policy_value(PolicyValueNet(4, 1, policy_k=4, seed=0, planes="mover"), net_file)
     monkeypatch.setattr(move_quality, "find_stockfish", lambda required=False: None)
-    out = tmp_path / "tuning.json"
+    return net_file
+
+
+@pytest.mark.skipif(not any(POLICY_LABELS.glob("*.npz")), reason="no policy labels shipped")
+def test_tuning_measures_each_setting_once_and_resumes(tmp_path, tiny_net):
+    net_file, out = tiny_net, tmp_path / "tuning.json"
     move_quality.mcts_tuning(8, (1.0,), (0.0, 0.3), 6, net_file, out, progress=False)
     rows = read_json(out)["rows"]
     assert [(r["c_puct"], r["fpu_reduction"]) for r in rows] == [(1.0, 0.0), (1.0, 0.3)]
@@ -114,11 +120,8 @@ def test_tuning_measures_each_setting_once_and_resumes(tmp_path, monkeypatch):
 
 
 @pytest.mark.skipif(not any(POLICY_LABELS.glob("*.npz")), reason="no policy labels shipped")
-def test_tuning_at_equal_time_gives_each_move_its_seconds(tmp_path, monkeypatch):
-    net_file = tmp_path / "net.json"
-    save_policy_value(PolicyValueNet(4, 1, policy_k=4, seed=0, planes="mover"), net_file)
-    monkeypatch.setattr(move_quality, "find_stockfish", lambda required=False: None)
-    out = tmp_path / "tuning.json"
+def test_tuning_at_equal_time_gives_each_move_its_seconds(tmp_path, tiny_net):
+    net_file, out = tiny_net, tmp_path / "tuning.json"
     move_quality.mcts_tuning(8, (1.0,), (0.0,), 3, net_file, out, progress=False, seconds=0.05)
     (row,) = read_json(out)["rows"]
     assert row["seconds_per_move"] == 0.05 and row["simulations"] > 10**5
