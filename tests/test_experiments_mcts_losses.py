@@ -1,6 +1,8 @@
 """How a player loses (chesslab.experiments.mcts_losses): the lost games found by colour,
 each move scored before and after, the blunders kept, the positions file read back and
 asked by mcts-tuning. A material count stands in for Stockfish."""
+import io
+
 import chess
 import chess.pgn
 import pytest
@@ -40,10 +42,12 @@ def test_lost_games_are_found_by_the_players_colour():
             _pgn(HANG, "mcts", "pst", "0-1"), _pgn(HANG, "pst", "mcts", "1/2-1/2")]
     found = [(k, colour) for k, _, colour in mcts_losses.lost_games(pgns, "mcts")]
     assert found == [(0, chess.BLACK), (2, chess.WHITE)]
+    with pytest.raises(ValueError, match="no player named 'mcts@1s'"):
+        list(mcts_losses.lost_games(pgns, "mcts@1s"))
 
 
 def test_the_move_that_hangs_the_queen_is_the_blunder():
-    game = chess.pgn.read_game(__import__("io").StringIO(_pgn(HANG, "mcts", "pst", "0-1")))
+    game = chess.pgn.read_game(io.StringIO(_pgn(HANG, "mcts", "pst", "0-1")))
     rows = mcts_losses.scored_moves(game, chess.WHITE, material_score, first_ply=0)
     assert [r["move"] for r in rows] == HANG[0::2]
     queen = rows[1]
@@ -54,7 +58,7 @@ def test_the_move_that_hangs_the_queen_is_the_blunder():
 
 
 def test_a_move_that_mates_scores_a_mate_for_the_side_that_moved():
-    game = chess.pgn.read_game(__import__("io").StringIO(_pgn(SCHOLAR, "pst", "mcts", "1-0")))
+    game = chess.pgn.read_game(io.StringIO(_pgn(SCHOLAR, "pst", "mcts", "1-0")))
     rows = mcts_losses.scored_moves(game, chess.WHITE, material_score, first_ply=0)
     assert rows[-1]["move"] == "h5f7" and rows[-1]["after"] == LABEL_MATE_CP
 

@@ -55,6 +55,9 @@ def lost_games(pgns, player: str):
     """(game index, game, the player's colour) of every game ``player`` lost."""
     for k, text in enumerate(pgns):
         game = chess.pgn.read_game(io.StringIO(text))
+        if player not in (game.headers["White"], game.headers["Black"]):
+            raise ValueError(f"game {k} is {game.headers['White']} vs {game.headers['Black']}: "
+                             f"no player named {player!r} (give the name its PGN headers use)")
         colour = chess.WHITE if game.headers["White"] == player else chess.BLACK
         if game.headers["Result"] == ("0-1" if colour == chess.WHITE else "1-0"):
             yield k, game, colour
