@@ -17,7 +17,6 @@ import io
 from pathlib import Path
 
 import chess
-import chess.engine
 import chess.pgn
 import numpy as np
 from tqdm.auto import tqdm
@@ -25,6 +24,8 @@ from tqdm.auto import tqdm
 from chesslab.base.files import read_json, write_json_atomic
 from chesslab.base.stockfish import open_engine, quit_engine
 from chesslab.board.scores import LABEL_MATE_CP
+from chesslab.datasets.labels import label_board
+from chesslab.datasets.policy_labels import label_policy_board
 from chesslab.evaluators.neural import expected_score
 from chesslab.experiments.store import result_path, stamp
 from chesslab.matches.match import read_record
@@ -91,24 +92,20 @@ def given_away(row: dict) -> float:
 
 
 def stockfish_score(engine, depth: int = DEPTH):
-    """``score(board)``: Stockfish's centipawns for the side to move, mates clipped to
-    +-``LABEL_MATE_CP`` as in the labels."""
+    """``score(board)``: Stockfish's centipawns for the side to move, as the dataset's
+    labels have them (``datasets.labels.label_board``: an empty hash, mates clipped)."""
     def score(board):
-        info = engine.analyse(board, chess.engine.Limit(depth=depth))
-        cp = info["score"].pov(board.turn).score(mate_score=LABEL_MATE_CP)
-        return float(np.clip(cp, -LABEL_MATE_CP, LABEL_MATE_CP))
+        cp, _ = label_board(engine, board, depth)
+        return float(cp if board.turn == chess.WHITE else -cp)
     return score
 
 
 def stockfish_labels(engine, board, depth: int = DEPTH, multipv: int = MULTIPV):
-    """Stockfish's ``multipv`` best moves of ``board`` (uci, '' padded) and their scores
-    for the side to move, as the policy labels keep them."""
-    infos = engine.analyse(board, chess.engine.Limit(depth=depth), multipv=multipv)
-    moves = [i["pv"][0].uci() for i in infos if i.get("pv")]
-    scores = [float(np.clip(i["score"].pov(board.turn).score(mate_score=LABEL_MATE_CP),
-                            -LABEL_MATE_CP, LABEL_MATE_CP)) for i in infos if i.get("pv")]
+    """Stockfish's ``multipv`` best moves of ``board`` and their scores for the side to
+    move, as the policy labels keep them (``label_policy_board``), padded to ``multipv``."""
+    moves, scores, _ = label_policy_board(engine, board, depth, multipv)
     pad = multipv - len(moves)
-    return moves + [""] * pad, scores + [0.0] * pad
+    return moves + [""] * pad, [float(x) for x in scores] + [0.0] * pad
 
 
 def mcts_losses(player: str = "mcts@1s", opponent: str = "pst@1s", matches=None,
@@ -128,8 +125,8 @@ def mcts_losses(player: str = "mcts@1s", opponent: str = "pst@1s", matches=None,
             games.append({"game": k, "colour": "white" if colour else "black",
                           "best_before": max((r["before"] for r in rows), default=None),
                           "moves": rows})
-        blunders = [dict(r, game=g["game"], given_away=round(given_away(r), 4))
-                    for g in games for r in g["moves"] if given_away(r) > drop]
+        blunders = [dict(r, game=g["game"], given_away=round(lost, 4))
+                    for g in games for r in g["moves"] if (lost := given_away(r)) > drop]
         for b in tqdm(blunders, disable=not progress, desc="labelling"):
             b["moves"], b["scores"] = stockfish_labels(engine, chess.Board(b["fen"]), depth)
     finally:
