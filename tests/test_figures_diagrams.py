@@ -69,7 +69,7 @@ def test_draw_fragment_labels_a_bound():
 def test_the_compute_gap_draws_both_bars_of_each_quantity_and_their_ratio():
     from chesslab.figures import ALPHAZERO_CHESS, compute_gap_figure
     ours = {"self-play games": 1200, "training positions": 1e6, "network weights": 2e5,
-            "positions searched per second": 800}
+            "simulations per second": 800}
     fig = compute_gap_figure(ours)
     ax = fig.axes[0]
     widths = sorted(round(p.get_width()) for p in ax.patches)

@@ -252,12 +252,13 @@ def alphazero_loop_figure(gate=0.55, player="latest", ax=None):
 
 #: AlphaZero's chess run (Silver et al., the 2017 preprint arXiv:1712.01815 and the 2018
 #: Science paper): self-play games and positions sampled for training (700,000 steps of
-#: 4,096) as reported; positions searched per second in play (on 4 TPUs) as the preprint
-#: reports it (the Science paper gives a somewhat lower rate); the weights are our
+#: 4,096) as reported; simulations per second in play (on 4 TPUs: the preprint's
+#: "positions searched per second", one position per simulation; the Science paper gives a
+#: somewhat lower rate); the weights are our
 #: estimate from the architecture (19 residual blocks of 256 filters), not a reported
 #: figure.
 ALPHAZERO_CHESS = {"self-play games": 44e6, "training positions": 700_000 * 4096,
-                   "network weights": 2.4e7, "positions searched per second": 8e4}
+                   "network weights": 2.4e7, "simulations per second": 8e4}
 
 
 def compute_gap_figure(ours: dict, theirs=ALPHAZERO_CHESS, ax=None):
