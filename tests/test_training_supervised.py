@@ -3,6 +3,7 @@ import chess
 import numpy as np
 import pytest
 
+from chesslab.base.files import file_tag
 from chesslab.board.encoding import MIRRORED_INDEX, move_to_index
 from chesslab.datasets.policy_labels import POLICY_LABELS, load_policy_labels
 from chesslab.evaluators.policy_value import load_policy_value
@@ -80,6 +81,20 @@ def test_a_wider_value_head_trains_and_round_trips(shard_folder, tmp_path):
     assert net.value_channels == again.value_channels == 3
     x = net.encode([chess.Board()])
     np.testing.assert_allclose(again.predict(x)[1], net.predict(x)[1], rtol=1e-6)
+
+
+def test_a_continued_run_names_the_network_it_started_from_by_its_digest(shard_folder, tmp_path):
+    first = tmp_path / "first.json"
+    supervised.train_supervised(first, shard_folder, channels=8, blocks=1, epochs=1,
+                                batch_size=32, held_out=50, value_data=None,
+                                progress=lambda line: None)
+    tag = file_tag(first)
+    later = tmp_path / "later.json"
+    supervised.train_supervised(later, shard_folder, epochs=1, batch_size=32, held_out=50,
+                                value_data=None, init=first, progress=lambda line: None)
+    first.write_text("replaced")        # shipped files are overwritten in place
+    notes = load_policy_value(later).training_notes
+    assert notes["init"] == str(first) and notes["init_tag"] == tag != file_tag(first)
 
 
 def test_the_held_out_sample_spreads_over_every_game():

@@ -28,6 +28,7 @@ from pathlib import Path
 import chess
 import numpy as np
 
+from chesslab.base.files import file_tag
 from chesslab.board.encoding import mover_bitboards, mover_indices, mover_planes_from
 from chesslab.datasets.policy_labels import POLICY_LABELS, load_policy_labels, policy_target
 from chesslab.datasets.positions import DEFAULT_DATASET, load_dataset
@@ -206,7 +207,10 @@ def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int 
                PolicyValueNet(channels, blocks, seed=seed, planes="mover",
                               value_channels=value_channels,
                               name="supervised policy-value net"))
-        notes = {"epoch": 0, "position": 0, "history": [], "init": str(init) if init else None}
+        # the digest too: a shipped file is often continued in place, so its name alone
+        # would later point at the network that replaced it
+        notes = {"epoch": 0, "position": 0, "history": [], "init": str(init) if init else None,
+                 "init_tag": file_tag(init) if init else None}
     if net.planes != "mover":
         raise ValueError(f"{out if out.exists() else init} reads planes9; supervised training "
                          f"needs a side-to-move (planes='mover') network")
