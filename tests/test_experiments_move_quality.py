@@ -140,6 +140,18 @@ def test_a_step_is_a_name_and_an_existing_network_file(tmp_path):
         parse_step(f"later={tmp_path / 'missing.json'}")
 
 
+def test_a_run_naming_some_steps_renames_them_in_place_and_adds_new_ones_at_the_end():
+    from chesslab.experiments.network_steps import step_order
+    stored = ["self-play", "labels", "more labels (shipped)"]
+    assert step_order(stored, {"more labels (shipped)": "more labels"},
+                      ["more labels", "all labels (shipped)"],
+                      ["self-play", "labels", "more labels", "all labels (shipped)"]) == \
+        ["self-play", "labels", "more labels", "all labels (shipped)"]
+    # a run that names every measured step sets the order itself
+    assert step_order(stored, {}, ["labels", "self-play", "more labels (shipped)"], stored) == \
+        ["labels", "self-play", "more labels (shipped)"]
+
+
 @pytest.mark.skipif(not any(POLICY_LABELS.glob("*.npz")), reason="no policy labels shipped")
 def test_network_steps_measure_each_network_once(tmp_path, monkeypatch):
     from chesslab.experiments import network_steps
@@ -161,6 +173,7 @@ def test_network_steps_measure_each_network_once(tmp_path, monkeypatch):
     network_steps.network_steps([("renamed", files[0])], **settings)
     again = read_json(out)
     assert len(again["rows"]) == 2 and again["rows"][0]["step"] == "renamed"   # not re-measured
+    assert again["order"] == ["renamed", "second"]     # a partial run keeps the others' places
     assert again["rows"][0]["seconds"] == rows[0]["seconds"]
     # the command line rerun (nothing left to measure) stores itself with the rows
     from chesslab.cli import main

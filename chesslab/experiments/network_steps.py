@@ -51,8 +51,8 @@ def network_steps(steps, simulations: int = 400, opponent: str = "pst:2", games:
                   path=None, progress: bool = True, command: str | None = None) -> dict:
     """Measure every ``(name, network file)`` of ``steps`` (in order), ``workers`` networks
     at a time; a network already measured with the same settings is kept, and each one is
-    stored as it finishes, so a stopped run resumes. ``command`` (the command line) is
-    stored with the file: this run's, as it decides the order and the step names."""
+    stored as it finishes, so a stopped run resumes. The order drawn: ``step_order``.
+    ``command`` (the command line) is stored with the file: this run's."""
     path = Path(path or result_path("network_steps"))
     doc = read_json(path, "results file") if path.exists() else {"rows": []}
     settings = {"simulations": simulations, "opponent": opponent, "games": games,
@@ -70,13 +70,26 @@ def network_steps(steps, simulations: int = 400, opponent: str = "pst:2", games:
             print(f"{row['step']}: {row['summary']}; best move {row['best_move_share']:.3f}, "
                   f"expected score lost {row['expected_score_lost']:.4f}", flush=True)
     parallel_map(_measure_step, jobs, workers, on_result=save)
+    renamed = {}
     for row in doc["rows"]:                      # a step may be renamed, not re-measured
         for name, tag in tags.items():
             if row["network"] == tag and all(row[k] == v for k, v in settings.items()):
+                renamed[row["step"]] = name
                 row["step"] = name
-    doc["order"] = [name for name, _ in steps]
+    doc["order"] = step_order(doc.get("order", []), renamed, [name for name, _ in steps],
+                              [row["step"] for row in doc["rows"]])
     write_json_atomic(path, {**doc, **stamp()}, indent=1)
     return doc
+
+
+def step_order(stored, renamed: dict, given, measured) -> list:
+    """The steps in the order drawn. A run that names every measured step sets the order;
+    a run that names only some (the networks of earlier steps are often not kept) renames
+    those in place and adds its new steps at the end."""
+    if set(measured) <= set(given):
+        return list(given)
+    order = [renamed.get(name, name) for name in stored]
+    return order + [name for name in given if name not in order]
 
 
 def _measure_step(job) -> dict:
