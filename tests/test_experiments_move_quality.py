@@ -111,6 +111,12 @@ def test_tuning_measures_each_setting_once_and_resumes(tmp_path, tiny_net):
     doc = read_json(out)
     assert len(doc["rows"]) == 5 and doc["networks"][doc["rows"][-1]["network"]] == "another seed"
     assert len({r["network"] for r in doc["rows"]}) == 2
+    # describing a measured network again (it was shipped since) stores the new words alone
+    move_quality.mcts_tuning(8, (1.0,), (0.0,), 6, other, out, progress=False,
+                             describe="another seed, shipped")
+    again = read_json(out)
+    assert again["networks"][doc["rows"][-1]["network"]] == "another seed, shipped"
+    assert again["rows"] == doc["rows"]
     # settling leaf values is a setting of its own; rows from before it count as off
     move_quality.mcts_tuning(8, (1.0,), (0.0,), 6, net_file, out, progress=False,
                              settle=(False, True))

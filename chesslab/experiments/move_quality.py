@@ -152,6 +152,7 @@ def mcts_tuning(simulations: int = 400, c_puct=(1.0, 1.5, 2.5), fpu=(0.0, 0.2, 0
                    "positions_file: that file's positions): the share of Stockfish's best move, "
                    "and the expected score lost against it")
     doc.setdefault("networks", {})
+    renamed = describe is not None and doc["networks"].get(tag) not in (None, describe)
     if describe or tag not in doc["networks"]:
         doc["networks"][tag] = describe or str(network)
     done = {_setting(r) for r in doc["rows"]}
@@ -161,8 +162,10 @@ def mcts_tuning(simulations: int = 400, c_puct=(1.0, 1.5, 2.5), fpu=(0.0, 0.2, 0
         doc["outside_moves"] = ("searched alone by Stockfish" if engine else
                                 "scored as the worst listed move (no Stockfish: a lower bound)")
         source = {"positions_file": Path(positions_file).name} if positions_file else {}
-        _tune(doc, data, net, tag, simulations, c_puct, fpu, settle, seconds, done, engine,
-              path, progress, source)
+        added = _tune(doc, data, net, tag, simulations, c_puct, fpu, settle, seconds, done,
+                      engine, path, progress, source)
+    if renamed and not added:        # a new description of a network measured before
+        write_json_atomic(path, {**doc, **stamp()}, indent=1)
     return doc
 
 
@@ -174,8 +177,10 @@ def _setting(row: dict) -> tuple:
 
 def _tune(doc, data, net, tag, simulations, c_puct, fpu, settle, seconds, done, engine, path,
           progress, source):
+    """Measure and store each setting not ``done``; how many were measured."""
     positions = len(data["fen"])
     simulations = MCTS_AS_MANY_AS_FIT if seconds else simulations
+    added = 0
     for c, f, s in itertools.product(c_puct, fpu, settle):
         row = {"network": tag, "simulations": simulations, "c_puct": c, "fpu_reduction": f,
                "settle": bool(s), **({"seconds_per_move": seconds} if seconds else {}),
@@ -188,9 +193,11 @@ def _tune(doc, data, net, tag, simulations, c_puct, fpu, settle, seconds, done, 
         row.update({**player_quality(player, data, engine),
                     "seconds": round(time.perf_counter() - start, 1)})
         doc["rows"].append(row)
+        added += 1
         write_json_atomic(path, {**doc, **stamp()}, indent=1)
         if progress:
             print(f"c_puct {c:g}, fpu {f:g}, settle {bool(s)}: best move "
                   f"{row['best_move_share']:.3f}, expected score lost "
                   f"{row['expected_score_lost']:.4f}, {row.get('mean_nodes', 0):.0f} simulations "
                   f"a move ({row['seconds']:.0f} s)", flush=True)
+    return added
