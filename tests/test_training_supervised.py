@@ -125,6 +125,42 @@ def test_value_only_positions_teach_the_value_and_leave_the_policy_alone(labels)
     assert moved and not any(k.startswith("policy.") for k in moved)
 
 
+def test_the_score_target_keeps_a_rook_up_and_a_queen_up_apart_where_wdl_does_not(labels):
+    from chesslab.datasets.positions import make_dataset
+    # Lichess's scale: win% 50 + 50 (2 / (1 + exp(-0.00368208 cp)) - 1), as wins - losses
+    cp = np.array([0.0, 500.0, 900.0, -900.0])
+    lichess = (2 / (1 + np.exp(-0.00368208 * cp)) - 1)
+    np.testing.assert_allclose(supervised.value_target(None, cp, "cp"), lichess, rtol=1e-5)
+    won = np.array([[1000, 0, 0], [1000, 0, 0]])           # Stockfish: both simply won
+    assert len(set(supervised.value_target(won, None, "wdl"))) == 1
+    with pytest.raises(ValueError, match="value target 'elo' is not one of wdl, cp"):
+        supervised.value_target(won, cp[:2], "elo")
+    # value-only positions: White's score turned to the side to move's
+    n = 40
+    ds = make_dataset({"fen": str(f), "cp": 500, "wdl": (1000, 0, 0), "source": "game",
+                       "game_id": 1, "ply": 10, "result": "1-0", "sampled_by_rule": False}
+                      for f in labels["fen"][:n])
+    white = np.array([chess.Board(str(f)).turn == chess.WHITE for f in labels["fen"][:n]])
+    z = supervised.value_examples(ds, value="cp").z
+    np.testing.assert_allclose(z, np.where(white, 1, -1) * np.tanh(0.00184104 * 500), rtol=1e-5)
+    # policy-labelled positions: the best move's score, already the side to move's
+    ex = supervised.build_examples(labels, value="cp")
+    keep = labels["moves"][:, 0] != ""
+    np.testing.assert_allclose(ex.z, np.tanh(0.00184104 * labels["scores"][keep, 0]), rtol=1e-5)
+
+
+def test_a_run_keeps_its_value_target(shard_folder, tmp_path):
+    out = tmp_path / "cp.json"
+    supervised.train_supervised(out, shard_folder, channels=8, blocks=1, epochs=1,
+                                batch_size=32, held_out=50, value_data=None, value="cp",
+                                progress=lambda line: None)
+    notes = load_policy_value(out).training_notes
+    assert notes["value_target"] == "cp" and "Lichess" in notes["targets"]
+    with pytest.raises(ValueError, match="trained with value target 'cp', not 'wdl'"):
+        supervised.train_supervised(out, shard_folder, epochs=2, batch_size=32, held_out=50,
+                                    value_data=None, value="wdl", progress=lambda line: None)
+
+
 def test_a_run_with_value_only_positions_mixes_them_into_every_batch(shard_folder, tmp_path, labels):
     from chesslab.datasets.positions import make_dataset, save_dataset
     fens = ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",

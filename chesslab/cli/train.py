@@ -5,7 +5,7 @@ from __future__ import annotations
 from chesslab.training import naive_bayes as nb_training
 from chesslab.training import pipeline
 from chesslab.training.bootstrap import bootstrap
-from chesslab.training.supervised import recalibrate_file, train_supervised
+from chesslab.training.supervised import VALUE_TARGETS, recalibrate_file, train_supervised
 from chesslab.cli.common import (COUNT, at_least, check_outputs, defaults_from, game_sample_args,
                                  model_path, positive, workers_args)
 from chesslab.base.files import check_writable, check_writable_dir
@@ -48,7 +48,8 @@ def _train_supervised(args):
                      args.batch_size, args.lr, args.lr_decay, args.temperature, args.c,
                      args.save_every, args.held_out, args.seed,
                      None if args.no_value_data else args.value_data, args.init,
-                     args.value_channels, progress=lambda s: print(s, flush=True))
+                     args.value_channels, args.value_target,
+                     progress=lambda s: print(s, flush=True))
 
 
 def _train_recalibrate(args):
@@ -129,12 +130,15 @@ def add_train(sub):
                                         "(default: data/positions.npz)")
     p.add_argument("--no-value-data", action="store_true", help="policy labels only")
     p.add_argument("--init", help="start from this network file's weights")
+    p.add_argument("--value-target", dest="value_target", choices=VALUE_TARGETS,
+                   help="what the value head learns: Stockfish's wins minus losses (wdl) or "
+                        "the score on Lichess's win%% scale (cp)")
     for name in ("channels", "blocks", "value_channels", "epochs", "batch_size", "save_every",
                  "held_out", "seed"):
         p.add_argument("--" + name.replace("_", "-"), type=int)
     for name in ("lr", "lr_decay", "temperature", "c"):
         p.add_argument("--" + name.replace("_", "-"), type=float)
-    defaults_from(p, train_supervised)
+    defaults_from(p, train_supervised, value_target="value")
     p.set_defaults(func=_train_supervised)
 
     p = kinds.add_parser("recalibrate", help="a trained policy-value network's batch-norm "

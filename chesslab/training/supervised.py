@@ -40,6 +40,26 @@ from chesslab.nn import (DTYPE, Adam, l2_penalty, mse, recalibrate_batch_norm,
 HELD_OUT_EVERY = 20
 #: Held-out positions measured after each epoch (spread over the held-out games).
 HELD_OUT_POSITIONS = 20_000
+#: Lichess's expected score of a centipawn advantage between human players:
+#: win% = 50 + 50 (2 / (1 + exp(-0.00368208 cp)) - 1) (lichess.org/page/accuracy).
+LICHESS_CP_SLOPE = 0.00368208
+#: What the value head learns: ``"wdl"`` Stockfish's wins minus losses, ``"cp"`` the
+#: score on Lichess's scale as wins minus losses, ``tanh(LICHESS_CP_SLOPE / 2 * cp)``.
+#: Stockfish's win/draw/loss calls a position won long before a weak player can win it,
+#: so a rook up and a queen up look alike; on the Lichess scale they stay apart and a
+#: search sees progress in a won game.
+VALUE_TARGETS = ("wdl", "cp")
+
+
+def value_target(wdl, cp, value: str = "wdl") -> np.ndarray:
+    """Value targets for the side to move from its win/draw/loss per mille (n x 3) and
+    its centipawns (n)."""
+    if value == "wdl":
+        w, _, l = np.asarray(wdl, np.float32).T
+        return (w - l) / 1000.0
+    if value == "cp":
+        return np.tanh(LICHESS_CP_SLOPE / 2 * np.asarray(cp, np.float32)).astype(np.float32)
+    raise ValueError(f"value target {value!r} is not one of {', '.join(VALUE_TARGETS)}")
 
 
 class Examples:
@@ -83,16 +103,17 @@ def join_examples(a: Examples, b: Examples) -> Examples:
                     np.concatenate([a.game_id, b.game_id]))
 
 
-def value_examples(dataset, skip=()) -> Examples:
-    """Value-only examples from a labelled ``Dataset`` (its win/draw/loss, White's side,
-    turned to the side to move's wins minus losses); FENs in ``skip`` are left out."""
+def value_examples(dataset, skip=(), value: str = "wdl") -> Examples:
+    """Value-only examples from a labelled ``Dataset`` (its win/draw/loss and score, White's
+    side, turned to the side to move's, ``value_target``); FENs in ``skip`` are left out."""
     skip = set(skip)
     rows = [i for i, f in enumerate(dataset.fen.tolist()) if f not in skip]
     boards = [chess.Board(dataset.fen[i]) for i in rows]
     bitboards, clock = mover_bitboards(boards)
-    w, _, l = dataset.wdl[rows].T.astype(np.float32)
     white = np.array([b.turn == chess.WHITE for b in boards])
-    z = np.where(white, w - l, l - w) / 1000.0
+    wdl = np.where(white[:, None], dataset.wdl[rows], dataset.wdl[rows][:, ::-1])
+    cp = np.where(white, dataset.cp[rows], -dataset.cp[rows])
+    z = value_target(wdl, cp, value)
     n = len(rows)
     return Examples(bitboards, clock, np.zeros(0, np.int16), np.zeros(n + 1, np.int64),
                     np.zeros((n, 8), np.int16), np.zeros((n, 8), np.float32), z,
@@ -115,9 +136,9 @@ def train_step(net, optimizer, ex: Examples, rows, c: float) -> dict:
     return {"value": value_loss, "policy": policy_loss / share}
 
 
-def build_examples(labels: dict, temperature: float = 50.0) -> Examples:
-    """``Examples`` from ``load_policy_labels``' arrays; finished games (no moves) are
-    left out."""
+def build_examples(labels: dict, temperature: float = 50.0, value: str = "wdl") -> Examples:
+    """``Examples`` from ``load_policy_labels``' arrays (the value target: ``value_target``
+    of the best move's score); finished games (no moves) are left out."""
     fens, moves, scores, wdl = labels["fen"], labels["moves"], labels["scores"], labels["wdl"]
     keep = np.flatnonzero(moves[:, 0] != "")
     boards = [chess.Board(str(fens[i])) for i in keep]
@@ -133,10 +154,9 @@ def build_examples(labels: dict, temperature: float = 50.0) -> Examples:
         named = mover_indices(board, [chess.Move.from_uci(str(m)) for m in moves[i] if m])
         target_index[j, :len(named)] = named
         target_p[j] = policy_target(scores[i], moves[i], temperature)
-    w, _, l = wdl[keep].T.astype(np.float32)
     return Examples(bitboards, clock, np.concatenate(legal).astype(np.int16),
                     np.array(offsets), target_index.astype(np.int16), target_p,
-                    (w - l) / 1000.0, labels["game_id"][keep])
+                    value_target(wdl[keep], scores[keep, 0], value), labels["game_id"][keep])
 
 
 def held_out_mask(game_id) -> np.ndarray:
@@ -188,7 +208,7 @@ def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int 
                      lr_decay: float = 0.6, temperature: float = 50.0, c: float = 1e-4,
                      save_every: int = 50_000, held_out: int = HELD_OUT_POSITIONS, seed: int = 0,
                      value_data=DEFAULT_DATASET, init=None, value_channels: int = 1,
-                     progress=print):
+                     value: str = "wdl", progress=print):
     """Train (or continue training) the side-to-move policy-value network on the labels.
 
     An epoch passes once over the policy-labelled training positions, each batch half
@@ -196,7 +216,8 @@ def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int 
     Epoch e uses the step ``lr * lr_decay**e`` and the labels there were when it began;
     the network is saved every ``save_every`` policy positions, so a stopped run loses
     little, and after each epoch also as ``epoch_file(out, e)``. ``init``: a network file
-    to start from instead of random weights.
+    to start from instead of random weights. ``value``: what the value head learns
+    (``VALUE_TARGETS``); a resumed run keeps the one it began with.
     """
     out = Path(out)
     if out.exists():
@@ -210,18 +231,23 @@ def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int 
         # the digest too: a shipped file is often continued in place, so its name alone
         # would later point at the network that replaced it
         notes = {"epoch": 0, "position": 0, "history": [], "init": str(init) if init else None,
-                 "init_tag": file_tag(init) if init else None}
+                 "init_tag": file_tag(init) if init else None, "value_target": value}
+    if notes.get("value_target", "wdl") != value:
+        raise ValueError(f"{out} was trained with value target {notes.get('value_target', 'wdl')!r}, "
+                         f"not {value!r}: continue it with that one, or write to a new --out")
+    value_target(np.zeros((0, 3)), np.zeros(0), value)            # an unknown name stops here
     if net.planes != "mover":
         raise ValueError(f"{out if out.exists() else init} reads planes9; supervised training "
                          f"needs a side-to-move (planes='mover') network")
-    values = _value_examples(value_data, labels) if value_data else None
+    values = _value_examples(value_data, labels, value) if value_data else None
     cache = {}
     while notes["epoch"] < epochs:
         labels_now = load_policy_labels(labels)
         n_labels = notes.get("epoch_labels") if notes["position"] else len(labels_now["fen"])
         if n_labels not in cache:
             cache.clear()
-            ex = build_examples({k: v[:n_labels] for k, v in labels_now.items()}, temperature)
+            ex = build_examples({k: v[:n_labels] for k, v in labels_now.items()}, temperature,
+                                value)
             cache[n_labels] = ex, split_rows(ex, values, held_out)
         ex, (both, train_rows, test_rows, value_rows) = cache[n_labels]
         rng = np.random.default_rng(seed + notes["epoch"])
@@ -298,8 +324,9 @@ def recalibrate_file(path, out=None, labels=POLICY_LABELS, value_data=DEFAULT_DA
     """Recalibrate the batch norms of a trained network file (written to ``out``, by
     default in place) and measure it before and after on the held-out positions."""
     net = load_policy_value(path)
-    ex = build_examples(load_policy_labels(labels))
-    values = _value_examples(value_data, labels) if value_data else None
+    value = net.training_notes.get("value_target", "wdl")     # measured as it was trained
+    ex = build_examples(load_policy_labels(labels), value=value)
+    values = _value_examples(value_data, labels, value) if value_data else None
     both, train_rows, test_rows, value_rows = split_rows(ex, values)
     before = measure(net.eval(), ex, test_rows)
     used = recalibrate_batch_norm(net, calibration_batches(both, train_rows, value_rows,
@@ -321,7 +348,7 @@ def epoch_file(out, epoch: int) -> Path:
     return out.with_name(f"{out.stem}.epoch{epoch}{out.suffix}")
 
 
-def _value_examples(path, labels) -> Examples:
+def _value_examples(path, labels, value: str = "wdl") -> Examples:
     """Value-only examples of the dataset at ``path``, without the positions that already
     have a policy label (a position labelled later may be in both: harmless)."""
     dataset = load_dataset(path)
@@ -329,10 +356,12 @@ def _value_examples(path, labels) -> Examples:
         labelled = set(load_policy_labels(labels)["fen"].tolist())
     except FileNotFoundError:
         labelled = set()
-    return value_examples(dataset, skip=labelled)
+    return value_examples(dataset, skip=labelled, value=value)
 
 
 def _save(net, out, notes, temperature):
     # the input encoding is in the file's architecture already
+    value = ("(wins - losses) / 1000" if notes.get("value_target", "wdl") == "wdl" else
+             f"tanh({LICHESS_CP_SLOPE / 2:g} cp), Lichess's win% scale")
     save_policy_value(net, out, **{**notes, "targets": f"Stockfish multipv, softmax at "
-                                   f"{temperature} cp; value (wins - losses) / 1000"})
+                                   f"{temperature} cp; value {value}"})
