@@ -171,3 +171,19 @@ def test_a_policy_value_file_is_an_ordinary_model_file(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="format_version 999"):
         load_policy_value(tmp_path / "bad.json")
+
+
+def test_a_value_is_read_back_in_centipawns_on_the_scale_its_head_learned():
+    from chesslab.evaluators.neural import target_to_cp
+    from chesslab.evaluators.policy_value import value_to_cp
+    from chesslab.training.supervised import value_target
+    cp = np.array([-900.0, -150.0, 0.0, 300.0, 1200.0])
+    np.testing.assert_allclose(value_to_cp(value_target(None, cp, "cp"), "cp"), cp, rtol=1e-4)
+    v = np.array([-0.5, 0.0, 0.9])
+    np.testing.assert_allclose(value_to_cp(v, "wdl"), target_to_cp((v + 1) / 2, "prob"))
+    net = PolicyValueNet(4, 1, policy_k=4, seed=0, planes="mover")
+    assert net.value_target == "wdl"                     # a file without the note: wdl
+    net.training_notes = {"value_target": "cp"}
+    assert net.value_to_cp(0.5) == pytest.approx(np.arctanh(0.5) / (0.00368208 / 2))
+    # older networks' notes name other targets: read as an expected score, as before
+    assert value_to_cp(0.5, "stockfish cp") == value_to_cp(0.5, "wdl")

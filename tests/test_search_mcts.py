@@ -251,13 +251,13 @@ def test_an_mcts_player_in_a_lost_position_reports_a_losing_score():
         player.choose_move(board)
         result = player.last_result
         assert sign * result.score >= 1000                 # the resign rule's default margin
-        assert result.score == pytest.approx(-sign * target_to_cp((result.value + 1) / 2, "prob"))
+        assert result.score == pytest.approx(-sign * player.net.value_to_cp(result.value))
 
 
 def test_an_mcts_game_in_a_hopeless_position_ends_by_the_resign_rule():
     """Both sides report a score now, so the resign rule ends the game as it ends an
     alpha-beta game (an MCTS player once reported none and games were played out)."""
-    hopeless = "4k3/pppp4/8/8/8/8/PPPPQ3/4K2R w K - 0 1"
+    hopeless = "k7/p7/1p6/8/8/8/5PPP/4Q1K1 w - - 0 1"      # a queen up, no quick mate
     for white, black in (("pst:1", "mcts:50"), ("mcts:50", "pst:1")):
         game = play_game(make_player(white), make_player(black, seed=1), start=hopeless,
                          resign_cp=1000, max_plies=60)

@@ -156,6 +156,7 @@ def test_a_run_keeps_its_value_target(shard_folder, tmp_path):
                                 progress=lambda line: None)
     notes = load_policy_value(out).training_notes
     assert notes["value_target"] == "cp" and "Lichess" in notes["targets"]
+    assert notes["history"][-1]["batch_norms"] == "recalibrated before measuring"
     with pytest.raises(ValueError, match="trained with value target 'cp', not 'wdl'"):
         supervised.train_supervised(out, shard_folder, epochs=2, batch_size=32, held_out=50,
                                     value_data=None, value="wdl", progress=lambda line: None)

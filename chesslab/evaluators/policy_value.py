@@ -21,6 +21,7 @@ import numpy as np
 from chesslab.board.encoding import (ENCODINGS, MIRRORED_INDEX, POLICY_SIZE, PROMOTION_PAIRS,
                                      as_board, move_to_index, mover_indices)
 from chesslab.base.files import read_json
+from chesslab.evaluators.neural import target_to_cp
 from chesslab.nn import (DTYPE, BatchNorm, Conv2D, Dense, Flatten, Layer, ReLU, Residual,
                  Sequential, Tanh, l2_penalty, mse, save_model, softmax_cross_entropy)
 from chesslab.nn.io import model_from_doc, register_architecture
@@ -28,6 +29,28 @@ from chesslab.nn.io import model_from_doc, register_architecture
 #: The inputs a policy-value network can read: the encodings that are planes (C, 8, 8).
 PLANE_ENCODINGS = tuple(name for name, e in ENCODINGS.items()
                         if len(e.shape) == 3 and e.shape[1:] == (8, 8))
+
+#: Lichess's expected score of a centipawn advantage between human players:
+#: win% = 50 + 50 (2 / (1 + exp(-0.00368208 cp)) - 1) (lichess.org/page/accuracy).
+LICHESS_CP_SLOPE = 0.00368208
+#: What a value head learned (its file's training notes say which; "wdl" when they do
+#: not): ``"wdl"`` Stockfish's wins minus losses, ``"cp"`` the score on Lichess's scale as
+#: wins minus losses, ``tanh(LICHESS_CP_SLOPE / 2 * cp)``. Stockfish's win/draw/loss calls a
+#: position won long before a weak player can win it, so a rook up and a queen up look
+#: alike; on the Lichess scale they stay apart and a search sees progress in a won game.
+VALUE_TARGETS = ("wdl", "cp")
+
+
+def value_to_cp(value, target: str = "wdl"):
+    """Centipawns for the side to move from a value in [-1, 1], read on the scale the value
+    head learned, so a search reports its scores in the centipawns every other player uses:
+    ``"cp"`` (Lichess's scale) exactly inverted; any other target (``"wdl"``, and the
+    older networks' notes: self-play's game results, the bootstrap's scores) read as an
+    expected score (v + 1) / 2 (``neural.target_to_cp(p, "prob")``)."""
+    value = np.asarray(value, dtype=np.float64)
+    if target == "cp":
+        return np.arctanh(np.clip(value, -1 + 1e-4, 1 - 1e-4)) / (LICHESS_CP_SLOPE / 2)
+    return target_to_cp((value + 1) / 2, "prob")
 
 
 class MovePolicyHead(Layer):
@@ -251,6 +274,16 @@ class PolicyValueNet:
 
     def n_params(self) -> int:
         return sum(p.size for p in self.params.values())
+
+    @property
+    def value_target(self) -> str:
+        """What the value head learned, as its training notes name it (``VALUE_TARGETS``
+        for the supervised networks; "wdl" when the notes say nothing)."""
+        return getattr(self, "training_notes", {}).get("value_target", "wdl")
+
+    def value_to_cp(self, value):
+        """``value_to_cp`` on this network's own scale."""
+        return value_to_cp(value, self.value_target)
 
     def architecture(self) -> dict:
         return {"class": "PolicyValueNet", "channels": self.channels, "blocks": self.blocks,

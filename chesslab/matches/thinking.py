@@ -303,7 +303,7 @@ class MCTSThinker(Thinker):
         """The move best_index plays, its line and score, kept as the player's
         ``last_result`` (a game on a clock reads its score for the resign rule)."""
         result = MCTSResult.of(root, root.moves[best_index(root)], board.turn, done, seconds,
-                               self.player.mcts.draw_value)
+                               self.player.mcts.draw_value, self.player.mcts.value_to_cp)
         self.player.last_result = result
         side = result.score if board.turn == chess.WHITE else -result.score
         say(info_line(None, side, done, seconds, result.pv, board))

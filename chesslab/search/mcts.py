@@ -145,6 +145,8 @@ class MCTS:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
         self.evaluate = getattr(evaluate, "evaluate", evaluate)   # a net or a function
+        # a network reads its values back in centipawns on the scale it learned
+        self.value_to_cp = getattr(evaluate, "value_to_cp", None)
         # a network encodes the boards its own way (its input planes, its move indices)
         self.evaluate_boards = getattr(evaluate, "evaluate_boards", None)
         self.simulations, self.c_puct, self.batch_size = int(simulations), c_puct, batch_size
@@ -395,11 +397,12 @@ def proven_plies(node: MCTSNode) -> int:
     return 1 + max(proven_plies(c) for c in node.children)
 
 
-def move_score(root: MCTSNode, a: int, draw_value: float = 0.0) -> float:
+def move_score(root: MCTSNode, a: int, draw_value: float = 0.0, value_to_cp=None) -> float:
     """Centipawns of move ``a`` for the side to move at ``root``, as a search scores.
 
-    Its mean value Q (wins minus losses, the network's value scale) is an expected score
-    (Q + 1) / 2, turned into centipawns as the networks' scores are
+    Its mean value Q is read back in centipawns by ``value_to_cp`` (the network's own, on
+    the scale its value head learned); without one, Q (wins minus losses) is an expected
+    score (Q + 1) / 2, turned into centipawns as the networks' scores are
     (``neural.target_to_cp(p, "prob")``). A move the solver proved scores a mate,
     ``MATE - plies`` (``board.scores``), unless draws count as losses (``draw_value``)."""
     child = root.children[a]
@@ -407,6 +410,8 @@ def move_score(root: MCTSNode, a: int, draw_value: float = 0.0) -> float:
             and abs(child.terminal) >= -LOSS_VALUE:
         mate = MATE - 1 - proven_plies(child)
         return float(mate if child.terminal < 0 else -mate)
+    if value_to_cp is not None:
+        return float(value_to_cp(root.q()[a]))
     return float(target_to_cp((root.q()[a] + 1) / 2, "prob"))
 
 
@@ -427,10 +432,10 @@ class MCTSResult:
 
     @classmethod
     def of(cls, root: MCTSNode, move: chess.Move, turn: chess.Color, nodes: int,
-           seconds: float, draw_value: float = 0.0) -> "MCTSResult":
+           seconds: float, draw_value: float = 0.0, value_to_cp=None) -> "MCTSResult":
         """Playing ``move`` after a search that left ``root`` (``turn`` to move there)."""
         a = root.moves.index(move)
-        score = move_score(root, a, draw_value)
+        score = move_score(root, a, draw_value, value_to_cp)
         return cls(move, list(root.moves), root.N.copy(), root.q(), float(root.q()[a]),
                    nodes, seconds, principal_variation(root, first=move),
                    score if turn == chess.WHITE else -score)
@@ -474,7 +479,8 @@ class MCTSPlayer(Player):
                and root.winning_move() is None)          # a proven win is played at once
         move = pick_move(root, self.temperature if hot else 0.0, self.rng)
         self.last_result = MCTSResult.of(root, move, board.turn, self.mcts.last_simulations,
-                                         time.perf_counter() - start, self.mcts.draw_value)
+                                         time.perf_counter() - start, self.mcts.draw_value,
+                                         self.mcts.value_to_cp)
         return move
 
     def reset(self):

@@ -9,10 +9,11 @@ position) teaches the value head too: each batch is half policy-labelled positio
 value-only ones, so the value sees several times more positions at no labelling cost.
 The network sees the board from the side to move (``planes="mover"``). Positions of one
 game in twenty are held out (by game, so no game is on both sides) to measure how often
-the network's top move is Stockfish's, and its value error. Before that measure, at the
-end of every epoch, the batch norms' running statistics are recomputed with the final
-weights (``recalibrate_batch_norm``): the running averages of training lag behind the
-weights, and the value error measured with them was up to a third higher.
+the network's top move is Stockfish's, and its value error. Those are measured in the
+mode a search uses the network: at the end of every epoch, before they are measured, the
+batch norms' running statistics are recomputed with the final weights
+(``recalibrate_batch_norm``), since the running averages of training lag behind the
+weights and a value error measured with them is too high. Each epoch's notes say so.
 
 A run is long and resumable: the network is saved every few thousand positions with
 how far it got, and calling again continues from there. Shards labelled since the last
@@ -32,7 +33,8 @@ from chesslab.base.files import file_tag
 from chesslab.board.encoding import mover_bitboards, mover_indices, mover_planes_from
 from chesslab.datasets.policy_labels import POLICY_LABELS, load_policy_labels, policy_target
 from chesslab.datasets.positions import DEFAULT_DATASET, load_dataset
-from chesslab.evaluators.policy_value import PolicyValueNet, load_policy_value, save_policy_value
+from chesslab.evaluators.policy_value import (LICHESS_CP_SLOPE, VALUE_TARGETS, PolicyValueNet,
+                                              load_policy_value, save_policy_value)
 from chesslab.nn import (DTYPE, Adam, l2_penalty, mse, recalibrate_batch_norm,
                          softmax_cross_entropy)
 
@@ -40,20 +42,11 @@ from chesslab.nn import (DTYPE, Adam, l2_penalty, mse, recalibrate_batch_norm,
 HELD_OUT_EVERY = 20
 #: Held-out positions measured after each epoch (spread over the held-out games).
 HELD_OUT_POSITIONS = 20_000
-#: Lichess's expected score of a centipawn advantage between human players:
-#: win% = 50 + 50 (2 / (1 + exp(-0.00368208 cp)) - 1) (lichess.org/page/accuracy).
-LICHESS_CP_SLOPE = 0.00368208
-#: What the value head learns: ``"wdl"`` Stockfish's wins minus losses, ``"cp"`` the
-#: score on Lichess's scale as wins minus losses, ``tanh(LICHESS_CP_SLOPE / 2 * cp)``.
-#: Stockfish's win/draw/loss calls a position won long before a weak player can win it,
-#: so a rook up and a queen up look alike; on the Lichess scale they stay apart and a
-#: search sees progress in a won game.
-VALUE_TARGETS = ("wdl", "cp")
 
 
 def value_target(wdl, cp, value: str = "wdl") -> np.ndarray:
     """Value targets for the side to move from its win/draw/loss per mille (n x 3) and
-    its centipawns (n)."""
+    its centipawns (n), on the scale ``value`` names (``policy_value.VALUE_TARGETS``)."""
     if value == "wdl":
         w, _, l = np.asarray(wdl, np.float32).T
         return (w - l) / 1000.0
@@ -290,6 +283,7 @@ def train_supervised(out, labels=POLICY_LABELS, channels: int = 48, blocks: int 
                                  "value_positions": len(train_rows) + (
                                      len(value_rows) if values is not None else 0),
                                  "held_out_positions": len(test_rows),
+                                 "batch_norms": "recalibrated before measuring",
                                  "train_policy": sums["policy"] / max(count, 1),
                                  "train_value": sums["value"] / max(count, 1), **scores})
         notes.update(epoch=notes["epoch"] + 1, position=0)
