@@ -19,10 +19,8 @@ in one network call, with a *virtual loss* on the paths already chosen so that t
 simulations of one batch spread over different leaves; and, beyond the papers, leaf
 values read where the captures settle (``settle=True``, ``search.quiet``).
 
-Below the search: the player (``MCTSPlayer``, ``make_player("mcts:300")``) and the
-shipped network it loads. Self-play training is in ``chesslab.training.selfplay``, the supervised
-start from game records in ``chesslab.training.bootstrap``, the shipped network's training on
-Stockfish's labels in ``chesslab.training.supervised``.
+Below the search: the player (``MCTSPlayer``, ``make_player("mcts:300")``) and the shipped
+network it loads (trained in ``chesslab.training``: selfplay, bootstrap, supervised).
 """
 from __future__ import annotations
 
@@ -39,8 +37,7 @@ from chesslab.base.files import MODELS_DIR, load_cached
 from chesslab.board.game import Player
 from chesslab.board.rules import drawn_with_moves_left, outcome
 from chesslab.board.scores import MATE
-from chesslab.evaluators.neural import target_to_cp
-from chesslab.evaluators.policy_value import load_policy_value
+from chesslab.evaluators.policy_value import load_policy_value, value_to_cp as expected_score_cp
 from chesslab.search.quiet import settle_leaves
 
 #: Value of a position where the side to move is checkmated.
@@ -400,19 +397,16 @@ def proven_plies(node: MCTSNode) -> int:
 def move_score(root: MCTSNode, a: int, draw_value: float = 0.0, value_to_cp=None) -> float:
     """Centipawns of move ``a`` for the side to move at ``root``, as a search scores.
 
-    Its mean value Q is read back in centipawns by ``value_to_cp`` (the network's own, on
-    the scale its value head learned); without one, Q (wins minus losses) is an expected
-    score (Q + 1) / 2, turned into centipawns as the networks' scores are
-    (``neural.target_to_cp(p, "prob")``). A move the solver proved scores a mate,
-    ``MATE - plies`` (``board.scores``), unless draws count as losses (``draw_value``)."""
+    Its mean value Q in centipawns by ``value_to_cp``: the network's own, on the scale its
+    value head learned (``policy_value.value_to_cp``; without a network, Q read as an
+    expected score). A move the solver proved scores a mate, ``MATE - plies``
+    (``board.scores``), unless draws count as losses (``draw_value``)."""
     child = root.children[a]
     if draw_value == 0 and child is not None and child.terminal is not None \
             and abs(child.terminal) >= -LOSS_VALUE:
         mate = MATE - 1 - proven_plies(child)
         return float(mate if child.terminal < 0 else -mate)
-    if value_to_cp is not None:
-        return float(value_to_cp(root.q()[a]))
-    return float(target_to_cp((root.q()[a] + 1) / 2, "prob"))
+    return float((value_to_cp or expected_score_cp)(root.q()[a]))
 
 
 @dataclass
