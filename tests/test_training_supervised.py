@@ -25,6 +25,13 @@ def shard_folder(tmp_path, labels):
     return tmp_path
 
 
+def small_run(out, folder, **options):
+    """A tiny network (8 channels, 1 block) trained quietly on ``folder``'s labels alone."""
+    settings = dict(channels=8, blocks=1, epochs=1, batch_size=32, held_out=50,
+                    value_data=None, progress=lambda line: None)
+    return supervised.train_supervised(out, folder, **{**settings, **options})
+
+
 def test_examples_hold_legal_targets_in_the_side_to_move_view(labels):
     ex = supervised.build_examples(labels, temperature=50.0)
     assert 0 < len(ex) <= 400
@@ -85,13 +92,10 @@ def test_a_wider_value_head_trains_and_round_trips(shard_folder, tmp_path):
 
 def test_a_continued_run_names_the_network_it_started_from_by_its_digest(shard_folder, tmp_path):
     first = tmp_path / "first.json"
-    supervised.train_supervised(first, shard_folder, channels=8, blocks=1, epochs=1,
-                                batch_size=32, held_out=50, value_data=None,
-                                progress=lambda line: None)
+    small_run(first, shard_folder)
     tag = file_tag(first)
     later = tmp_path / "later.json"
-    supervised.train_supervised(later, shard_folder, epochs=1, batch_size=32, held_out=50,
-                                value_data=None, init=first, progress=lambda line: None)
+    small_run(later, shard_folder, init=first)
     first.write_text("replaced")        # shipped files are overwritten in place
     notes = load_policy_value(later).training_notes
     assert notes["init"] == str(first) and notes["init_tag"] == tag != file_tag(first)
@@ -151,15 +155,12 @@ def test_the_score_target_keeps_a_rook_up_and_a_queen_up_apart_where_wdl_does_no
 
 def test_a_run_keeps_its_value_target(shard_folder, tmp_path):
     out = tmp_path / "cp.json"
-    supervised.train_supervised(out, shard_folder, channels=8, blocks=1, epochs=1,
-                                batch_size=32, held_out=50, value_data=None, value="cp",
-                                progress=lambda line: None)
+    small_run(out, shard_folder, value="cp")
     notes = load_policy_value(out).training_notes
     assert notes["value_target"] == "cp" and "Lichess" in notes["targets"]
     assert notes["history"][-1]["batch_norms"] == "recalibrated before measuring"
     with pytest.raises(ValueError, match="trained with value target 'cp', not 'wdl'"):
-        supervised.train_supervised(out, shard_folder, epochs=2, batch_size=32, held_out=50,
-                                    value_data=None, value="wdl", progress=lambda line: None)
+        small_run(out, shard_folder, epochs=2, value="wdl")
 
 
 def test_a_run_with_value_only_positions_mixes_them_into_every_batch(shard_folder, tmp_path, labels):
@@ -171,9 +172,7 @@ def test_a_run_with_value_only_positions_mixes_them_into_every_batch(shard_folde
                                 "game_id": i, "ply": 3, "result": "1-0",
                                 "sampled_by_rule": False} for i, f in enumerate(fens))), data)
     out = tmp_path / "net.json"
-    supervised.train_supervised(out, shard_folder, channels=8, blocks=1, epochs=1,
-                                batch_size=32, held_out=50, value_data=data,
-                                progress=lambda line: None)
+    small_run(out, shard_folder, value_data=data)
     last = load_policy_value(out).training_notes["history"][-1]
     assert last["value_positions"] > last["policy_positions"]
     assert "value_mse_all" in last and last["value_mse_all"] >= 0
@@ -182,9 +181,7 @@ def test_a_run_with_value_only_positions_mixes_them_into_every_batch(shard_folde
 def test_recalibrating_a_network_changes_only_its_batch_norm_statistics(shard_folder, tmp_path):
     from chesslab.nn import BatchNorm
     out = tmp_path / "net.json"
-    supervised.train_supervised(out, shard_folder, channels=8, blocks=1, epochs=1,
-                                batch_size=32, held_out=50, value_data=None,
-                                progress=lambda line: None)
+    small_run(out, shard_folder)
     net = load_policy_value(out)
     for layer in net.leaves():              # statistics a run could have left behind
         if isinstance(layer, BatchNorm):
