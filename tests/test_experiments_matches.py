@@ -53,3 +53,17 @@ def test_a_retrained_bayes_model_gets_its_own_bayes_matches_checkpoint(tmp_path,
     # hand-written players read no model: their name does not change
     assert matches.bayes_matches_name("material:1", ("random",), 4, 2, 16) == \
         "bayes_matches_material-1_4g_2_16_hand"
+
+
+def test_a_candidate_network_plays_a_match_under_its_own_digest(tmp_path):
+    from chesslab.evaluators.policy_value import PolicyValueNet, save_policy_value
+    candidate = tmp_path / "candidate.json"
+    save_policy_value(PolicyValueNet(4, 1, policy_k=4, seed=3, planes="mover"), candidate)
+    entry = matches.run_match("mcts:4", "random", games=2, workers=1, max_plies=6,
+                              progress=False, a_model=candidate)
+    assert entry["a_model"] == file_tag(candidate) and entry["b_model"] is None
+    assert matches.match_name("mcts:4", "random", 2, 0, a_model=candidate) != \
+        matches.match_name("mcts:4", "random", 2, 0)      # never resumes the shipped one's
+    with pytest.raises(ValueError, match="'random' reads no model file"):
+        matches.run_match("mcts:4", "random", games=2, workers=1, progress=False,
+                          b_model=candidate)

@@ -108,7 +108,8 @@ def _results_match(args):
     entry = matches.record_long_match(args.a, args.b, args.games, args.workers, args.seed,
                                       args.max_plies,
                                       None if args.resign_cp <= 0 else args.resign_cp, out,
-                                      args.tc, command=args.command_line)
+                                      args.tc, command=args.command_line,
+                                      a_model=args.a_model, b_model=args.b_model)
     print(entry["summary"] + (f"  on a {entry['time_control']} clock"
                               if entry.get("time_control") else ""))
     print(endings(e for e, n in entry["endings"].items() for _ in range(n)))
@@ -327,6 +328,10 @@ def add_results(sub):
                                        "resumable")
     q.add_argument("--a", required=True, help="player spec, e.g. nnue@1s")
     q.add_argument("--b", required=True, help="player spec, e.g. pst@1s")
+    for side in ("a", "b"):
+        q.add_argument(f"--{side}-model", type=model_path,
+                       help=f"the model file player {side} reads instead of the shipped one "
+                            f"(a candidate network; its digest is recorded)")
     q.add_argument("--games", type=COUNT, help="an even number")
     workers_args(q, 2)
     q.add_argument("--max-plies", **max_plies)

@@ -18,7 +18,7 @@ from chesslab.experiments.store import (checkpoint_path, record_match, result_pa
                                         run_checkpointed, stamp)
 from chesslab.matches.clock import clock_text, seat_on_clock
 from chesslab.matches.match import OPENINGS, MatchResult, match, read_record
-from chesslab.matches.players import make_player, model_tag
+from chesslab.matches.players import make_player, model_file, model_tag
 from chesslab.search.mcts import DEFAULT_MODEL
 from chesslab.training.pipeline import load, split
 from chesslab.training.bootstrap import shipped_game_split
@@ -89,7 +89,8 @@ def _tally(spec_a, spec_b, pairs) -> MatchResult:
 
 def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed: int = 0,
               max_plies: int = 300, resign_cp: float | None = 1000, progress=True,
-              checkpoint=None, time_control: str | None = None) -> dict:
+              checkpoint=None, time_control: str | None = None, a_model=None,
+              b_model=None) -> dict:
     """``games`` games a vs b from held-out openings, each opening with both colours,
     ``workers`` games at a time (same results for any number of workers at a fixed
     depth; on a clock or a time per move the moves depend on the machine's speed).
@@ -97,14 +98,18 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
     ``time_control`` (``"60+0.6"``): each side on its own clock (``matches.clock``)
     instead of the specs' own time per move. With a ``checkpoint`` file
     (``resumable_map``) a match stopped after an hour loses at most one pair of games
-    per worker."""
+    per worker. ``a_model``, ``b_model``: another model file for a player that reads one
+    (a candidate network, played before it is shipped)."""
     if games < 2 or games % 2:
         raise ValueError(f"games must be an even number >= 2 (each opening is played with "
                          f"both colours), got {games}")
     time_control = clock_text(time_control, (spec_a, spec_b))
+    for spec, model in ((spec_a, a_model), (spec_b, b_model)):
+        if model is not None and model_file(spec) is None:
+            raise ValueError(f"{spec!r} reads no model file, so it cannot play with {model}")
     openings = held_out_openings(games // 2)
     jobs = [_pair_job(spec_a, spec_b, line, seed + 2 * i, max_plies, resign_cp,
-                      time_control=time_control)
+                      a_model and str(a_model), b_model and str(b_model), time_control)
             for i, line in enumerate(openings)]
     start = time.perf_counter()
     pairs = resumable_map(_play_pair, jobs, checkpoint, workers, progress)
@@ -115,7 +120,8 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
         for text, _ in pair:
             ending = _termination(text)
             endings[ending] = endings.get(ending, 0) + 1
-    return {**result.record(), "a_model": model_tag(spec_a), "b_model": model_tag(spec_b),
+    return {**result.record(), "a_model": model_tag(spec_a, a_model),
+            "b_model": model_tag(spec_b, b_model),
             "endings": endings,
             "openings": f"first 8 plies of {len(openings)} test-split games (Stockfish "
                         f"within 80 cp of equal after them), each with both colours",
@@ -127,14 +133,16 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
 def record_long_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2,
                       seed: int = 0, max_plies: int = 300, resign_cp: float | None = 1000,
                       path=None, time_control: str | None = None,
-                      command: str | None = None) -> dict:
+                      command: str | None = None, a_model=None, b_model=None) -> dict:
     """``run_match`` with its checkpoint named by ``match_name`` (a stopped match resumes),
     recorded in ``path`` (default matches.json) once it is done, with the ``command`` that
     ran it when given (a reader can rerun it); returns the entry."""
     time_control = clock_text(time_control, (spec_a, spec_b))
-    checkpoint = checkpoint_path(match_name(spec_a, spec_b, games, seed, time_control))
+    checkpoint = checkpoint_path(match_name(spec_a, spec_b, games, seed, time_control,
+                                            a_model, b_model))
     entry = run_match(spec_a, spec_b, games, workers, seed, max_plies, resign_cp,
-                      checkpoint=checkpoint, time_control=time_control)
+                      checkpoint=checkpoint, time_control=time_control, a_model=a_model,
+                      b_model=b_model)
     if command is not None:
         entry["command"] = command
     record_match(entry, path)
@@ -143,10 +151,11 @@ def record_long_match(spec_a: str, spec_b: str, games: int = 100, workers: int =
 
 
 def match_name(spec_a: str, spec_b: str, games: int, seed: int,
-               time_control: str | None = None) -> str:
+               time_control: str | None = None, a_model=None, b_model=None) -> str:
     """The checkpoint name of a match (players, models, games, seed and clock, so a
     retrained model never resumes an old match)."""
-    tags = "_".join(t or "hand" for t in (model_tag(spec_a), model_tag(spec_b)))
+    tags = "_".join(t or "hand" for t in (model_tag(spec_a, a_model),
+                                          model_tag(spec_b, b_model)))
     clock = f"_tc{time_control}" if time_control else ""
     return (f"{spec_a}_vs_{spec_b}_{games}g_seed{seed}{clock}_{tags}"
             .replace(":", "-").replace("/", "-"))

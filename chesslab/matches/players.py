@@ -32,6 +32,8 @@ has ``close()`` (use ``with make_player(...) as p:`` for engines). Search player
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import chess
 import chess.engine
 import numpy as np
@@ -212,10 +214,11 @@ def model_file(spec):
     return model_path(name) if name in EVALUATORS else None
 
 
-def model_tag(spec) -> str | None:
+def model_tag(spec, model=None) -> str | None:
     """A digest of the model file a player spec reads (None for hand-written players), so
-    a stored result says which trained network played it."""
-    path = model_file(spec)
+    a stored result says which trained network played it; ``model``: the file it reads
+    instead of the shipped one (``make_player(spec, model=...)``)."""
+    path = Path(model) if model is not None and model_file(spec) is not None else model_file(spec)
     return file_tag(path) if path is not None and path.exists() else None
 
 
