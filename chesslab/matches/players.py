@@ -206,19 +206,25 @@ class PolicyPlayer(Player):
         return moves[int(np.argmax(priors))]
 
 
-def model_file(spec):
-    """The model file ``make_player(spec)`` reads (None if it reads none)."""
+def model_file(spec, model=None):
+    """The model file ``make_player(spec, model=model)`` reads (None if it reads none):
+    ``model`` instead of the shipped one when given; a spec that reads no model file
+    refuses one."""
     name = parse_spec(spec).name
-    if name in ("mcts", "policy"):
-        return DEFAULT_MODEL
-    return model_path(name) if name in EVALUATORS else None
+    shipped = DEFAULT_MODEL if name in ("mcts", "policy") else (
+        model_path(name) if name in EVALUATORS else None)
+    if model is None:
+        return shipped
+    if shipped is None:
+        raise ValueError(f"{spec!r} reads no model file, so it cannot take model={model!r}")
+    return Path(model)
 
 
 def model_tag(spec, model=None) -> str | None:
     """A digest of the model file a player spec reads (None for hand-written players), so
     a stored result says which trained network played it; ``model``: the file it reads
     instead of the shipped one (``make_player(spec, model=...)``)."""
-    path = Path(model) if model is not None and model_file(spec) is not None else model_file(spec)
+    path = model_file(spec, model)
     return file_tag(path) if path is not None and path.exists() else None
 
 
@@ -242,9 +248,7 @@ def make_player(spec, seed: int = 0, model=None) -> Player:
         return spec
     parsed = parse_spec(spec)
     name, arg, time_limit = parsed.name, parsed.arg, parsed.seconds
-    if model is not None and name not in ("mcts", "policy") and (name not in EVALUATORS
-                                                 or EVALUATORS[name].model is None):
-        raise ValueError(f"{spec!r} reads no model file, so it cannot take model={model!r}")
+    model_file(spec, model)                      # a spec that reads no model refuses one
     if name == "random":
         if arg or time_limit:
             raise ValueError(f"'random' takes no depth or time, but {spec!r} gives one; "
