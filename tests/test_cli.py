@@ -3,7 +3,10 @@ every wrong input one error line (exit 2) from the first place that can know it,
 work, with nothing on disk lost."""
 import gzip
 import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -397,3 +400,16 @@ def test_cli_outputs_and_counts_are_checked_before_any_work(tmp_path, capsys, ar
     argv = [a.format(tmp=tmp_path, blocked=blocker) for a in argv]
     assert main(argv) == 2
     _one_error_line(capsys, needle)
+
+
+def test_a_path_the_output_encoding_lacks_prints_escaped_not_as_an_error(tmp_path):
+    # Windows writes redirected output in cp1252, which has no "Ω" or "→": the command
+    # did its work, then failed printing where it wrote (exit 2, "charmap" codec error)
+    out = tmp_path / "Ω→" / "positions.npz"
+    run = subprocess.run([sys.executable, "-m", "chesslab", "data", "random-positions",
+                          "--count", "2", "--out", str(out)], capture_output=True,
+                         env=dict(os.environ, PYTHONIOENCODING="cp1252"), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr.decode("cp1252")
+    shown = str(out).encode("cp1252", "backslashreplace").decode("cp1252")   # ...\u03a9\u2192...
+    assert run.stdout.decode("cp1252").endswith(f"to {shown}\n") and "\\u2192" in shown
+    assert out.exists()

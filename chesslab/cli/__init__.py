@@ -37,6 +37,7 @@ import functools
 import sys
 
 from chesslab.base.parallel import executor_for
+from chesslab.base.text import keep_printing
 from chesslab.cli.common import Parser, path_problem
 from chesslab.cli.course import add_course
 from chesslab.cli.data import add_data
@@ -86,6 +87,7 @@ def new_spelling(argv) -> list:
 
 
 def main(argv=None) -> int:
+    keep_printing()         # a name or path the console's encoding lacks prints escaped
     argv = new_spelling(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
