@@ -17,7 +17,8 @@ nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbgrader", reason="the course commands need nbgrader: "
                                        "python -m pip install -r requirements-teacher.txt")
 
-from chesslab.course.grade import cell_points, feedback, grade, prepare  # noqa: E402
+from chesslab.course.grade import (cell_points, feedback, grade,  # noqa: E402
+                                   grade_job, prepare)
 from chesslab.course.release import (NBGRADER_CONFIG_PY,  # noqa: E402
                                      NOTEBOOKS_DIR, release, source_notebooks,
                                      with_solutions)
@@ -40,6 +41,17 @@ def test_an_unreadable_notebook_scores_zero_and_says_why(tmp_path):
     assert (row.student, row.exercise, row.points, row.max_points) == (
         "zoe", "my_sample_plies", 0, 1)
     assert row.feedback == "not run" and row.problems.startswith("not a readable notebook")
+
+
+def test_what_stopped_the_grading_process_comes_back_as_it_was_written(monkeypatch):
+    # the grading child's pipes in cp1252, as on Windows: its message used to come back
+    # as escapes (or fail to decode); here the child stops at once, on its time limit
+    monkeypatch.setenv("PYTHONIOENCODING", "cp1252")
+    text = (NOTEBOOKS_DIR / f"{SAMPLING}.ipynb").read_text(encoding="utf-8")
+    source = nbformat.reads(text, as_version=4)
+    rows = grade_job(("zoë", SAMPLING, text, source, "Ω→", 60))
+    assert rows and all(r.problems == "grading stopped: ValueError: could not convert "
+                                      "string to float: 'Ω→'" for r in rows)
 
 
 def _run(nb, cwd):

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import json
 import os
 import subprocess
 import sys
@@ -33,8 +32,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from chesslab.base.files import atomic_path, write_json_atomic
+from chesslab.base.files import atomic_path, read_json, write_json_atomic
 from chesslab.base.parallel import parallel_map
+from chesslab.base.text import run_text
 from chesslab.course.release import NOTEBOOKS_DIR, source_notebooks
 
 #: The CSV's columns, one row per student, notebook and exercise.
@@ -279,14 +279,14 @@ def grade_job(job) -> list[Row]:
         command = [sys.executable, "-m", "chesslab.course.grade", str(given), str(done),
                    str(cell_timeout)]
         try:
-            finished = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                                      env=dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1"))
+            finished = run_text(command, timeout=timeout,
+                                env=dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1"))
             if finished.returncode != 0:
                 last = (finished.stderr.strip().splitlines() or ["no message"])[-1]
                 return rows([], notes + [f"grading stopped: {last}"])
         except subprocess.TimeoutExpired:
             return rows([], notes + [f"the notebook ran over {timeout:g} s and was stopped"])
-        problems = json.loads(Path(str(done) + ".json").read_text())["problems"]
+        problems = read_json(str(done) + ".json", "grading notes")["problems"]
         return rows(nbformat.read(done, as_version=4).cells, notes + problems)
 
 

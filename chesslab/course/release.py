@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
 from chesslab.base.files import DATA_DIR, atomic_path
+from chesslab.base.text import run_text
 
 #: The repository the course is released from (a clone: notebooks/, data/, pyproject.toml).
 REPO_DIR = Path(__file__).resolve().parents[2]
@@ -169,9 +169,8 @@ def build_wheel(outdir, repo=None, data=None) -> Path:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(file, target)
         built = Path(tmp) / "wheels"
-        run = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
-                              "--wheel-dir", str(built), str(tree)],
-                             capture_output=True, text=True)
+        run = run_text([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
+                        "--wheel-dir", str(built), str(tree)])
         wheels = sorted(built.glob("chesslab-*.whl"))
         if run.returncode != 0 or len(wheels) != 1:
             tail = "\n".join((run.stderr or run.stdout).strip().splitlines()[-8:])
