@@ -63,7 +63,7 @@ def main(argv=None):
     parser.add_argument("--depth", type=int, default=3)
     args = parser.parse_args(argv)
     boards = [chess.Board.from_epd(line)[0] for line in
-              (HERE / "positions.epd").read_text().splitlines() if line.strip()]
+              (HERE / "positions.epd").read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = []
     for name in args.evaluators.split(","):
         timed = Timed(load_evaluator(name))

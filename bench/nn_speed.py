@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 
@@ -190,12 +189,14 @@ def main(argv=None):
         return 0
     print(f"{'threads':>7s}  {'net':14s} {'what':30s} {'ours':>13s} {'torch':>13s}   ours/torch")
     missing = False
+    from chesslab.base.parallel import BLAS_VARIABLES
+    from chesslab.base.text import run_text
     for threads in args.threads:
-        env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
-                   MKL_NUM_THREADS=str(threads))
+        env = dict(os.environ, **{variable: str(threads) for variable in BLAS_VARIABLES})
         cmd = [sys.executable, __file__, "--child", "--threads", str(threads)]
         cmd += ["--quick"] * args.quick + ["--no-torch"] * args.no_torch
-        out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+        run = run_text(cmd, env=env, check=True)
+        out = run.stdout
         missing |= "# torch not importable" in out
         print("\n".join(line for line in out.splitlines() if not line.startswith("#")),
               flush=True)

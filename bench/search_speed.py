@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 
 def read_epd(path):
     items = []
-    for line in Path(path).read_text().splitlines():
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
         if line.strip():
             board, ops = chess.Board.from_epd(line)
             items.append((board, ops))

@@ -16,11 +16,12 @@ that rate (the cost is linear in the class size).
 from __future__ import annotations
 
 import argparse
-import json
+import shutil
 import tempfile
 import time
 from pathlib import Path
 
+from chesslab.base.files import write_json_atomic
 from chesslab.board.game import play_game
 from chesslab.board.rules import adjudicate_material
 from chesslab.matches import event, formats
@@ -58,7 +59,7 @@ def write_class(folder: Path, students: int) -> list[str]:
         else:
             text = SUBMISSION.format(name=name, spec=spec, seed=k,
                                      body=FAULTS[fault] if fault else "")
-        (folder / f"{name}.py").write_text(text)
+        (folder / f"{name}.py").write_text(text, encoding="utf-8")
         if fault is None:
             good.append(f"{name}.py")
     return good
@@ -154,7 +155,7 @@ def main():
         sub = Path(tmp) / "sample"
         sub.mkdir()
         for f in sample:
-            (sub / f).write_text((folder / f).read_text())
+            shutil.copyfile(folder / f, sub / f)
         record, isolated = timed(lambda: event.run_tournament(
             sub, workers=1, **settings))
         played, inproc = timed(lambda: in_process(
@@ -170,7 +171,7 @@ def main():
                         "move_time": args.move_time, "max_plies": args.max_plies,
                         "ladder": ladder}
     if args.out:
-        Path(args.out).write_text(json.dumps(rows, indent=1))
+        write_json_atomic(args.out, rows, indent=1)
 
 
 if __name__ == "__main__":

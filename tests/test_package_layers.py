@@ -41,7 +41,7 @@ def test_few_modules_at_the_top_and_none_too_long():
            if p.name not in ("__init__.py", "__main__.py")]
     assert len(top) <= 8, top
     long = {str(p.relative_to(ROOT)): n for p in (ROOT / "chesslab").rglob("*.py")
-            if (n := len(p.read_text().splitlines())) > 500}
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
     assert long == {}
 
 

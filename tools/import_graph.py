@@ -57,7 +57,7 @@ def graph():
     edges, local = {}, {}
     for path in sorted(ROOT.rglob("*.py")):
         here = module_name(path)
-        tree = ast.parse(path.read_text())
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         inner = set()
         for f in ast.walk(tree):
             if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -113,7 +113,7 @@ def main():
         path = ROOT.parent / (m.replace(".", "/") + ".py")
         if not path.exists():
             path = ROOT.parent / m.replace(".", "/") / "__init__.py"
-        lines = len(path.read_text().splitlines())
+        lines = len(path.read_text(encoding="utf-8").splitlines())
         short = lambda s: sorted(x.removeprefix("chesslab.") for x in s)
         print(f"{m:28s} {lines:5d}  {', '.join(short(edges[m]))} | "
               f"{', '.join(short(set(local[m])))}")

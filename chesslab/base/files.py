@@ -95,7 +95,8 @@ def write_json_atomic(path, obj, indent=None) -> Path:
     """Write ``obj`` as JSON to ``path`` atomically (temp file + rename)."""
     path = Path(path)
     with atomic_path(path, suffix=".json.tmp") as tmp:
-        with open(tmp, "w", encoding="utf-8") as fh:
+        # "\n" on every system: the same bytes (digests, diffs) from Windows as from Linux
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
             json.dump(obj, fh, indent=indent, allow_nan=False)
             fh.flush()
             os.fsync(fh.fileno())

@@ -215,7 +215,7 @@ def resumable_map(function, jobs, checkpoint=None, workers=1, progress=True, *,
         done[todo[k]] = result
         if checkpoint is not None:
             Path(checkpoint).parent.mkdir(parents=True, exist_ok=True)
-            with open(checkpoint, "a") as f:
+            with open(checkpoint, "a", encoding="utf-8", newline="\n") as f:
                 f.write(json.dumps({"job": key(jobs[todo[k]]), "result": result}) + "\n")
         if on_result is not None:
             on_result(todo[k], result)
@@ -229,7 +229,7 @@ def _read_checkpoint(path, keys, strict: bool = True) -> dict:
     if path is None or not Path(path).exists():
         return {}
     index = {key: i for i, key in enumerate(keys)}
-    lines = Path(path).read_text().splitlines()
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
     done = {}
     for n, line in enumerate(lines, 1):
         try:

@@ -210,7 +210,7 @@ def generate_games(count: int = 5000, path=DEFAULT_GAMES, seed: int = 0, nodes: 
         with open(tmp, "wb") as raw:
             out = (gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)
                    if path.suffix == ".gz" else raw)
-            with io.TextIOWrapper(out, encoding="utf-8") as text, \
+            with io.TextIOWrapper(out, encoding="utf-8", newline="\n") as text, \
                     tqdm(total=count, desc="games", disable=not progress) as bar:
                 def write(_index, pgn):
                     text.write(pgn + "\n\n")

@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyBboxPatch
 
+from chesslab.base.files import read_json
 from chesslab.evaluators.registry import EVALUATORS
 from chesslab.nn import (ANN, CNN, Conv2D, Dense, Flatten, MaxPool2D, ReLU, Residual, Sigmoid,
                          Tanh, save_model, thesis_cnn)
@@ -112,7 +113,7 @@ def model_listing(model, max_numbers: int = 12) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "model.json"
         save_model(model, path)
-        doc = json.loads(path.read_text())
+        doc = read_json(path, "model file")
 
     def short(value):
         flat = np.asarray(value, dtype=float).ravel()
