@@ -24,6 +24,47 @@ def test_a_missing_stockfish_says_how_to_install(monkeypatch, tmp_path):
         find_stockfish()
 
 
+def test_the_message_says_how_on_each_system_and_how_to_point_chesslab_at_it(monkeypatch):
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.setattr(stockfish, "USUAL_FOLDERS", ())
+    with pytest.raises(FileNotFoundError) as error:
+        find_stockfish()
+    for needed in ("apt-get install", "brew install", "stockfishchess.org",
+                   "CHESSLAB_STOCKFISH", "setx", "os.environ"):
+        assert needed in str(error.value)
+
+
+def _program(folder, name):
+    folder.mkdir(exist_ok=True)
+    program = folder / (name + (".exe" if os.name == "nt" else ""))
+    program.write_text("#!/bin/sh\n", encoding="utf-8")
+    program.chmod(0o755)
+    return str(program)
+
+
+def test_chesslab_stockfish_may_name_the_unpacked_folder_or_be_quoted(monkeypatch, tmp_path):
+    unpacked = tmp_path / "stockfish"          # as the download unzips, a long program name
+    (unpacked / "src").mkdir(parents=True)
+    (unpacked / "stockfish.txt").write_text("not a program", encoding="utf-8")
+    program = _program(unpacked, "stockfish-ubuntu-x86-64-avx2")
+    for value in (str(unpacked), f'"{program}"', f"'{unpacked}'"):   # Windows copies "..."
+        monkeypatch.setenv("CHESSLAB_STOCKFISH", value)
+        assert find_stockfish() == program
+    _program(unpacked, "stockfish-ubuntu-x86-64-sse41")             # two: which one is meant?
+    with pytest.raises(FileNotFoundError, match="a folder without a Stockfish program"):
+        find_stockfish()
+    monkeypatch.setenv("CHESSLAB_STOCKFISH", str(tmp_path))          # stockfish/ is a folder
+    assert find_stockfish(required=False) is None
+
+
+def test_a_program_called_stockfish_in_the_folder_wins(monkeypatch, tmp_path):
+    _program(tmp_path, "stockfish-old")
+    program = _program(tmp_path, "stockfish")
+    monkeypatch.setenv("CHESSLAB_STOCKFISH", str(tmp_path))
+    assert find_stockfish() == program
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the stand-in programs are POSIX ones")
 def test_a_program_that_is_not_an_engine_is_named(monkeypatch, tmp_path):
     monkeypatch.setenv("CHESSLAB_STOCKFISH", "/bin/true")          # exits at once
     with pytest.raises(ValueError, match="/bin/true is not a working UCI chess engine"):

@@ -1,9 +1,11 @@
 """Stockfish as a program: finding it, starting and stopping it, one engine per worker.
 
 chesslab talks to Stockfish through ``chess.engine`` (UCI). ``find_stockfish`` looks in
-$CHESSLAB_STOCKFISH, PATH and the usual install folders; ``start_engine`` starts any UCI
-engine with one clear line when the program is not one; ``quit_engine`` stops it quietly
-if it has already died. ``open_engine`` starts Stockfish with the labelling settings.
+$CHESSLAB_STOCKFISH (a program or its folder), PATH and the usual install folders, and
+says how to install Stockfish on each system when it is nowhere; ``start_engine`` starts
+any UCI engine with one clear line when the program is not one; ``quit_engine`` stops it
+quietly if it has already died. ``open_engine`` starts Stockfish with the labelling
+settings.
 
 ``worker_engine(path)`` is the engine of the calling process (and thread): started on
 first use and kept for all later jobs there (starting an engine costs more than a
@@ -22,32 +24,71 @@ import weakref
 import chess.engine
 
 __all__ = ["find_stockfish", "start_engine", "quit_engine", "open_engine", "engine_name",
-           "worker_engine", "stop_worker_engines", "ENGINE_OPTIONS", "STOCKFISH_HELP"]
+           "worker_engine", "stop_worker_engines", "ENGINE_OPTIONS", "STOCKFISH_HELP",
+           "INSTALL_HELP"]
 
 #: Stockfish settings for labelling: one thread and a fresh hash per position make a
 #: label depend only on the position and the depth (same number on every run).
 ENGINE_OPTIONS = {"Threads": 1, "Hash": 4, "UCI_ShowWDL": True}
 
-STOCKFISH_HELP = (
-    "Stockfish was not found. Install it with `sudo apt-get install stockfish` (Debian/"
-    "Ubuntu; the binary is /usr/games/stockfish) or `brew install stockfish` (macOS), "
-    "or point the CHESSLAB_STOCKFISH environment variable at a Stockfish binary.")
+#: How to install Stockfish on each system and point chesslab at it (``find_stockfish``'s
+#: error; the play lab's board without Stockfish shows it too).
+INSTALL_HELP = (
+    "Install it with `sudo apt-get install -y stockfish` (Debian/Ubuntu) or `brew install "
+    "stockfish` (macOS); on Windows download it from https://stockfishchess.org/download/ "
+    "and unzip it. If chesslab does not find it then, set the CHESSLAB_STOCKFISH "
+    "environment variable to the program or to the folder it is in (Windows: `setx "
+    "CHESSLAB_STOCKFISH \"C:\\chess\\stockfish\"`, then open a new terminal and start "
+    "Jupyter from it; in a notebook: `os.environ[\"CHESSLAB_STOCKFISH\"] = "
+    "r\"C:\\chess\\stockfish\"`).")
+
+STOCKFISH_HELP = "Stockfish was not found. " + INSTALL_HELP
+
+#: Where package managers put Stockfish when it is not on PATH (Debian's /usr/games,
+#: Homebrew on Intel and on Apple silicon Macs).
+USUAL_FOLDERS = ("/usr/games", "/usr/local/bin", "/opt/homebrew/bin")
+
+
+def _runnable(path) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def _program_in(folder: str) -> str | None:
+    """The Stockfish program in ``folder``: ``stockfish`` (``stockfish.exe``), else the
+    one program whose name starts with "stockfish", as an unpacked download has it
+    (``stockfish-windows-x86-64-avx2.exe``, ``stockfish-macos-m1-apple-silicon``)."""
+    exact = shutil.which("stockfish", path=folder)
+    if exact:
+        return exact
+    windows = os.name == "nt"             # where any file counts as executable
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return None
+    found = sorted(entry.path for entry in entries
+                   if entry.name.lower().startswith("stockfish") and _runnable(entry.path)
+                   and (entry.name.lower().endswith(".exe") or not windows))
+    return found[0] if len(found) == 1 else None
 
 
 def find_stockfish(required: bool = True) -> str | None:
-    """Path of a Stockfish binary: $CHESSLAB_STOCKFISH if set (nothing else is tried),
-    else PATH, /usr/games, /usr/local/bin, /opt/homebrew/bin."""
-    env = os.environ.get("CHESSLAB_STOCKFISH")
+    """Path of a Stockfish binary: $CHESSLAB_STOCKFISH if set (the program, or the folder
+    it is in; nothing else is tried), else ``stockfish`` on PATH, else in
+    ``USUAL_FOLDERS``."""
+    env = os.environ.get("CHESSLAB_STOCKFISH", "").strip().strip('"').strip("'")
     if env:
-        if os.path.isfile(env) and os.access(env, os.X_OK):
-            return env
+        env = os.path.expanduser(env)          # a path copied with its quotes, or ~/...
+        found = _program_in(env) if os.path.isdir(env) else env if _runnable(env) else None
+        if found:
+            return found
         if required:
-            raise FileNotFoundError(f"CHESSLAB_STOCKFISH={env!r} is not an executable "
-                                    f"file. " + STOCKFISH_HELP)
+            what = ("a folder without a Stockfish program in it" if os.path.isdir(env)
+                    else "not an executable file")
+            raise FileNotFoundError(f"CHESSLAB_STOCKFISH={env!r} is {what}. " + INSTALL_HELP)
         return None
-    for candidate in (shutil.which("stockfish"), "/usr/games/stockfish",
-                      "/usr/local/bin/stockfish", "/opt/homebrew/bin/stockfish"):
-        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+    for candidate in (shutil.which("stockfish"),
+                      *(os.path.join(folder, "stockfish") for folder in USUAL_FOLDERS)):
+        if candidate and _runnable(candidate):
             return candidate
     if required:
         raise FileNotFoundError(STOCKFISH_HELP)

@@ -28,7 +28,7 @@ from chesslab.widgets.controls import (BOARD_CSS, GLYPHS, MARK_CLASSES, SQUARE_P
                                        StockfishLevel, action_button, engine_names, evalbar_html,
                                        explanation_html, split_spec)
 from chesslab.board.scores import result_score
-from chesslab.base.stockfish import find_stockfish
+from chesslab.base.stockfish import INSTALL_HELP, find_stockfish
 
 class ChessGame(widgets.VBox):
     """The board, its buttons and panels around one ``GameController``.
@@ -431,10 +431,7 @@ def play_vs_ai(ai=None, human: str = "white", *, fen=None, seed: int = 0,
 #: What the Stockfish board shows instead when no Stockfish is installed.
 NO_STOCKFISH = (
     "Stockfish is not installed on this machine, so this board cannot open (everything "
-    "else in the notebook works without it). Install it with "
-    "`sudo apt-get install -y stockfish` (Debian/Ubuntu; as root drop the sudo) or "
-    "`brew install stockfish` (macOS), or point the CHESSLAB_STOCKFISH environment "
-    "variable at a Stockfish binary; then run this cell again.")
+    "else in the notebook works without it). " + INSTALL_HELP + " Then run this cell again.")
 
 
 def no_stockfish_message() -> widgets.HTML:
