@@ -34,7 +34,7 @@ ENGINE_OPTIONS = {"Threads": 1, "Hash": 4, "UCI_ShowWDL": True}
 #: How to install Stockfish on each system and point chesslab at it (``find_stockfish``'s
 #: error; the play lab's board without Stockfish shows it too).
 INSTALL_HELP = (
-    "Install it with `sudo apt-get install -y stockfish` (Debian/Ubuntu) or `brew install "
+    "Install it with `sudo apt-get install stockfish` (Debian/Ubuntu) or `brew install "
     "stockfish` (macOS); on Windows download it from https://stockfishchess.org/download/ "
     "and unzip it. If chesslab does not find it then, set the CHESSLAB_STOCKFISH "
     "environment variable to the program or to the folder it is in (Windows: `setx "
