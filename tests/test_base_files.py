@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from chesslab.base import files
 from chesslab.base.files import (atomic_path, check_writable, check_writable_dir, read_json,
                             write_json_atomic)
 
@@ -98,3 +99,39 @@ def test_this_checkout_reads_the_repository_data():
     package = Path(chesslab.__file__).resolve().parent
     assert DATA_DIR in (package / "data", package.parent / "data")
     assert (MODELS_DIR / "policy_value.json").is_file()
+
+
+def _replace_refused(monkeypatch, times):
+    """os.replace refuses ``times`` times, as Windows does for a file another program
+    holds open (a virus scanner for a moment, Excel while it shows it)."""
+    real, refusals = os.replace, []
+
+    def replace(src, dst):
+        if len(refusals) < times:
+            refusals.append(dst)
+            raise PermissionError(13, "Access is denied")
+        return real(src, dst)
+    monkeypatch.setattr(os, "replace", replace)
+    return refusals
+
+
+def test_a_file_held_open_for_a_moment_is_replaced_when_it_is_free(tmp_path, monkeypatch):
+    monkeypatch.setattr(files, "REPLACE_TRIES", 3)
+    monkeypatch.setattr(files.time, "sleep", lambda seconds: None)
+    path = write_json_atomic(tmp_path / "grades.json", {"old": True})
+    refusals = _replace_refused(monkeypatch, 2)
+    write_json_atomic(path, {"new": True})
+    assert len(refusals) == 2 and read_json(path) == {"new": True}
+    assert os.listdir(tmp_path) == ["grades.json"]
+
+
+def test_a_file_that_stays_open_keeps_the_new_content_and_says_where(tmp_path, monkeypatch):
+    monkeypatch.setattr(files, "REPLACE_TRIES", 2)
+    monkeypatch.setattr(files.time, "sleep", lambda seconds: None)
+    path = write_json_atomic(tmp_path / "grades.json", {"old": True})
+    _replace_refused(monkeypatch, 5)
+    with pytest.raises(PermissionError, match=r"cannot replace .*grades.json \(Access is "
+                                              r"denied\): .* What was to be written is in") as e:
+        write_json_atomic(path, {"new": True})
+    kept = Path(str(e.value).rsplit(" is in ", 1)[1])
+    assert read_json(kept) == {"new": True} and read_json(path) == {"old": True}

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 import zipfile
 import zlib
 from pathlib import Path
@@ -33,9 +34,18 @@ MODELS_DIR = DATA_DIR / "models"
 RESULTS_DIR = DATA_DIR / "results"
 
 
+#: Tries at replacing a file, a tenth of a second apart: on Windows a file another
+#: program holds open (a virus scanner for a moment, Excel while it shows it) cannot be
+#: replaced; elsewhere a refusal does not pass by waiting.
+REPLACE_TRIES = 10 if os.name == "nt" else 1
+
+
 @contextlib.contextmanager
 def atomic_path(path, suffix: str = ""):
-    """Yield a temporary path next to ``path``; on success rename it over ``path``."""
+    """Yield a temporary path next to ``path``; on success rename it over ``path``.
+
+    When ``path`` cannot be replaced (open in another program on Windows), the new
+    content is kept under its temporary name and the error says where."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or ".tmp",
@@ -44,11 +54,24 @@ def atomic_path(path, suffix: str = ""):
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o666 & ~umask)      # mkstemp makes 0600; give the usual file mode
+    kept = False
     try:
         yield Path(tmp)
-        os.replace(tmp, path)
+        for attempt in range(REPLACE_TRIES):
+            try:
+                os.replace(tmp, path)
+                break
+            except PermissionError as exc:
+                if attempt + 1 < REPLACE_TRIES:
+                    time.sleep(0.1)
+                    continue
+                kept = True
+                why = ("it is open in another program; close it" if os.name == "nt"
+                       else "check its permissions")
+                raise PermissionError(f"cannot replace {path} ({exc.strerror}): {why}. "
+                                      f"What was to be written is in {tmp}") from None
     finally:
-        if os.path.exists(tmp):
+        if not kept and os.path.exists(tmp):
             os.unlink(tmp)
 
 
