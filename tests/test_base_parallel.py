@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from chesslab.base.parallel import executor_for, parallel_map, resumable_map
+from chesslab.base.parallel import bundled_openblas, executor_for, parallel_map, resumable_map
 
 #: Every variable a BLAS library reads its thread count from.
 BLAS_NAMES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -100,6 +100,20 @@ def test_worker_processes_get_one_blas_thread_and_ours_is_restored(monkeypatch):
     seen = parallel_map(blas_threads, [0, 1], 2)
     assert seen == [["1", "1", "1"]] * 2                   # every BLAS, in every worker
     assert blas_threads(None) == ["4", "3", None]          # ours as they were, unset stays unset
+
+
+@pytest.mark.parametrize("where, name", [
+    ("numpy.libs", "libscipy_openblas64_-32a4b2a6.so"),           # Linux
+    ("numpy.libs", "libscipy_openblas64_-fb1711452d4d8cee9f276fd1449ee5c7.dll"),  # Windows
+    ("numpy/.dylibs", "libscipy_openblas64_.dylib")])              # macOS
+def test_numpys_own_openblas_is_found_on_each_system(tmp_path, where, name):
+    (tmp_path / "numpy").mkdir()
+    (tmp_path / where).mkdir(exist_ok=True)
+    (tmp_path / where / name).write_bytes(b"")
+    (tmp_path / where / "libgfortran-040039e1.so.5.0.0").write_bytes(b"")
+    found = bundled_openblas(str(tmp_path / "numpy"))
+    assert [os.path.basename(path) for path in found] == [name]
+    assert os.path.samefile(found[0], tmp_path / where / name)
 
 
 def test_resumable_map_runs_only_the_jobs_a_stopped_run_lacks(tmp_path):

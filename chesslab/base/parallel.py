@@ -32,8 +32,11 @@ from pathlib import Path
 
 __all__ = ["parallel_map", "resumable_map", "executor_for", "one_blas_thread", "BLAS_VARIABLES"]
 
-#: The environment variables that set the BLAS thread count (read when numpy loads).
-BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+#: The environment variables that set the BLAS thread count (read when numpy loads):
+#: OpenBLAS (numpy's wheels), OpenMP and MKL builds, Apple's Accelerate (numpy's wheels
+#: for recent macOS).
+BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                  "VECLIB_MAXIMUM_THREADS")
 
 
 def one_blas_thread() -> None:
@@ -53,8 +56,7 @@ def one_blas_thread() -> None:
         os.environ[var] = "1"
     try:
         import numpy     # here, not at the top: numpy must load after the variables are set
-        libs = os.path.join(os.path.dirname(numpy.__file__), os.pardir, "numpy.libs")
-        for path in glob.glob(os.path.join(libs, "*openblas*")):
+        for path in bundled_openblas(os.path.dirname(numpy.__file__)):
             lib = ctypes.CDLL(path)
             for name in ("scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_",
                          "openblas_set_num_threads"):
@@ -64,6 +66,14 @@ def one_blas_thread() -> None:
                     break
     except Exception:   # best effort: another BLAS build, or no bundled library
         pass
+
+
+def bundled_openblas(numpy_dir) -> list:
+    """The OpenBLAS libraries numpy's wheel carries: in numpy.libs beside the package on
+    Linux and Windows, in numpy/.dylibs on macOS."""
+    return sorted(path for folder in (os.path.join(numpy_dir, os.pardir, "numpy.libs"),
+                                      os.path.join(numpy_dir, ".dylibs"))
+                  for path in glob.glob(os.path.join(folder, "*openblas*")))
 
 
 @contextlib.contextmanager
