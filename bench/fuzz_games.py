@@ -10,7 +10,8 @@ plays ``chesslab.board.game.play_game``. It counts:
 * **illegal moves**: a player answered with a move that is not legal, or changed the
   board it was handed;
 * **crashes**: any other exception while making the players or playing the game;
-* **hangs**: one move took longer than ``--hang-seconds`` (the move is interrupted);
+* **hangs**: one move took longer than ``--hang-seconds`` (the move is interrupted; on
+  Windows, which has no timer signal, it is counted when it ends);
 * **wrong results**: the PGN's Result/Termination disagree with ``chesslab.board.rules.outcome``
   of the final board (or, for an unfinished game, it was not stopped exactly at the
   move cap as a draw, or adjudicated for the side its searches did not favour), or the
@@ -102,11 +103,17 @@ class Guard(Player):
 
     def choose_move(self, board):
         fen, stack = board.fen(), list(board.move_stack)
-        signal.setitimer(signal.ITIMER_REAL, self.hang_seconds)
-        try:
+        if not INTERRUPTS:                 # Windows: a slow move is seen when it ends
+            start = time.perf_counter()
             move = self.inner.choose_move(board)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            if time.perf_counter() - start > self.hang_seconds:
+                raise Hang("a move took too long")
+        else:
+            signal.setitimer(signal.ITIMER_REAL, self.hang_seconds)
+            try:
+                move = self.inner.choose_move(board)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
         if (board.fen(), list(board.move_stack)) != (fen, stack):
             raise Illegal(f"{self.name} changed the board it was given ({fen})")
         if not isinstance(move, chess.Move) or move not in board.legal_moves:
@@ -116,6 +123,10 @@ class Guard(Player):
 
     def close(self):
         self.inner.close()
+
+
+#: Whether a move can be interrupted by a timer signal (POSIX; not Windows).
+INTERRUPTS = hasattr(signal, "setitimer")
 
 
 def _on_alarm(signum, frame):
@@ -203,7 +214,8 @@ def main(argv=None) -> int:
     players = FAST_PLAYERS + (STOCKFISH_PLAYERS if find_stockfish(required=False) else [])
     if len(players) == len(FAST_PLAYERS):
         print("Stockfish not found: fuzzing without the Stockfish players")
-    signal.signal(signal.SIGALRM, _on_alarm)
+    if INTERRUPTS:
+        signal.signal(signal.SIGALRM, _on_alarm)
     counts = dict(illegal=0, crashes=0, hangs=0, wrong=0)
     notes, finished, ends, kinds = [], [], {}, {}
     start_time = time.perf_counter()

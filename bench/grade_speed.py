@@ -18,7 +18,7 @@ wall clock would be with the cores to itself (a lower bound: kernels start and w
 from __future__ import annotations
 
 import argparse
-import resource
+import math
 import tempfile
 import time
 from pathlib import Path
@@ -38,7 +38,11 @@ def graded_notebooks(only=None) -> list[Path]:
 
 def _children_cpu() -> float:
     """CPU seconds used so far by the finished processes this one started (the grading
-    processes and their kernels)."""
+    processes and their kernels); nan where the system does not count them (Windows)."""
+    try:
+        import resource                    # POSIX only
+    except ImportError:
+        return math.nan
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     return used.ru_utime + used.ru_stime
 
