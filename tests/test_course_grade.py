@@ -4,6 +4,7 @@ nbgrader's own autograde agrees with it.
 The execute and grade parts use notebook 01 (two exercises, a few seconds a run) and
 notebook 04 (one exercise). What a release holds is tests/test_course_release.py's.
 """
+import codecs
 import csv
 import os
 import shutil
@@ -17,8 +18,8 @@ nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbgrader", reason="the course commands need nbgrader: "
                                        "python -m pip install -r requirements-teacher.txt")
 
-from chesslab.course.grade import (cell_points, feedback, grade,  # noqa: E402
-                                   grade_job, prepare)
+from chesslab.course.grade import (Row, cell_points, feedback, grade,  # noqa: E402
+                                   grade_job, prepare, write_csv)
 from chesslab.course.release import (NBGRADER_CONFIG_PY,  # noqa: E402
                                      NOTEBOOKS_DIR, release, source_notebooks,
                                      with_solutions)
@@ -52,6 +53,19 @@ def test_what_stopped_the_grading_process_comes_back_as_it_was_written(monkeypat
     rows = grade_job(("zoë", SAMPLING, text, source, "Ω→", 60))
     assert rows and all(r.problems == "grading stopped: ValueError: could not convert "
                                       "string to float: 'Ω→'" for r in rows)
+
+
+def test_the_grades_csv_opens_in_a_spreadsheet_with_its_names_and_arrows(tmp_path):
+    rows = [Row("Zoë", FIRST, "my_planes14", 1.0, 2.0, "a → b"),
+            Row("anna", FIRST, "my_planes14", 2.0, 2.0, "passed, 1,2\nnext line")]
+    write_csv(rows, tmp_path / "grades.csv")
+    raw = (tmp_path / "grades.csv").read_bytes()
+    assert raw.startswith(codecs.BOM_UTF8)      # how Excel tells UTF-8 from cp1252
+    assert raw.count(b"\r\n") == 3             # the csv module's line ends, no \r\r\n
+    with open(tmp_path / "grades.csv", newline="", encoding="utf-8-sig") as handle:
+        back = [Row(**{**r, "points": float(r["points"]), "max_points": float(r["max_points"])})
+                for r in csv.DictReader(handle)]
+    assert back == rows
 
 
 def _run(nb, cwd):
@@ -153,7 +167,7 @@ def test_grading_three_submissions_full_marks_zero_and_planted_mistakes(graded):
     assert by[("bob", "my_thesis_vector")].feedback.startswith("my_thesis_vector: not attempted yet")
     assert "0 of 200 cases agree" in by[("carl", "my_thesis_vector")].feedback
     assert "cases agree; first difference" in by[("carl", "my_sample_plies")].feedback
-    with open(out, newline="") as handle:
+    with open(out, newline="", encoding="utf-8-sig") as handle:
         table = list(csv.DictReader(handle))
     assert len(table) == len(rows)
     assert table[0].keys() >= {"student", "exercise", "points", "max_points", "feedback"}
@@ -249,7 +263,7 @@ def test_nbgrader_generate_assignment_and_autograde_agree_with_course_grade(grad
         _nbgrader("db", "student", "add", student, cwd=course)
     _nbgrader("autograde", "ps1", cwd=course)
     _nbgrader("export", cwd=course)
-    with open(course / "grades.csv", newline="") as handle:
+    with open(course / "grades.csv", newline="", encoding="utf-8") as handle:
         exported = {r["student_id"]: float(r["raw_score"]) for r in csv.DictReader(handle)}
     ours = {}
     for row in rows:

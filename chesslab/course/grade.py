@@ -341,9 +341,11 @@ def grade(submissions, out=None, workers=2, cell_timeout: float = 120,
 
 
 def write_csv(rows, path):
-    """The rows as a CSV file, written atomically."""
+    """The rows as a CSV file, written atomically, in UTF-8 with a byte-order mark: Excel
+    reads a CSV without one in the system's encoding (cp1252 on Windows), which garbles
+    a name such as Zoë and every → in the feedback."""
     with atomic_path(path, suffix=".csv") as tmp:
-        with open(tmp, "w", newline="", encoding="utf-8") as handle:
+        with open(tmp, "w", newline="", encoding="utf-8-sig") as handle:
             writer = csv.DictWriter(handle, fieldnames=COLUMNS)
             writer.writeheader()
             for row in rows:
