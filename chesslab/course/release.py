@@ -23,7 +23,7 @@ a wheel of chesslab built by pip from pyproject.toml, carrying in ``chesslab/dat
 models, results and datasets the notebooks read (``chesslab.base.files.DATA_DIR`` finds
 them there), and a requirements.txt that installs that wheel and the course's pinned
 dependencies (pytest and nbval among them, for a student's own check). In that folder,
-``python -m pip install -r requirements.txt && jupyter lab`` opens the course; nothing
+``python -m pip install -r requirements.txt``, then ``jupyter lab``, opens the course; nothing
 refers back to the repository. The teacher's notebooks, the answer key
 (TEACHING_ANSWERS.md) and the policy labels stay out, and ``answer_leaks`` looks through
 everything written (the wheel's files included) for a solution region's text or a marker
@@ -207,7 +207,8 @@ def student_requirements(wheel_name: str, repo=None) -> str:
         raise ValueError(f"requirements.txt pins no version of {', '.join(missing)}; pin "
                          f"it there (name==version) so the release installs what was tested")
     lines = ["# The chesslab course. In this folder:",
-             "#   python -m pip install -r requirements.txt && jupyter lab",
+             "#   python -m pip install -r requirements.txt",
+             "#   jupyter lab",       # two commands: Windows PowerShell 5 has no &&
              f"./{wheel_name}", *(pins[name] for name in names)]
     return "\n".join(lines) + "\n"
 
