@@ -12,7 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+from chesslab.base.parallel import BLAS_VARIABLES
+
+for var in BLAS_VARIABLES:                          # inherited by every kernel started here
     os.environ.setdefault(var, "1")
 os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
 
