@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from chesslab.base import parallel
 from chesslab.base.parallel import bundled_openblas, executor_for, parallel_map, resumable_map
 
 #: Every variable a BLAS library reads its thread count from.
@@ -114,6 +115,16 @@ def test_numpys_own_openblas_is_found_on_each_system(tmp_path, where, name):
     found = bundled_openblas(str(tmp_path / "numpy"))
     assert [os.path.basename(path) for path in found] == [name]
     assert os.path.samefile(found[0], tmp_path / where / name)
+
+
+def process_id(_job):
+    return os.getpid()
+
+
+def test_a_pool_never_has_more_processes_than_the_system_allows(monkeypatch):
+    monkeypatch.setattr(parallel, "MAX_PROCESSES", 1)    # Windows: 61 (a pool refuses more)
+    pids = parallel_map(process_id, range(3), workers=3)
+    assert len(set(pids)) == 1 and os.getpid() not in pids
 
 
 def test_resumable_map_runs_only_the_jobs_a_stopped_run_lacks(tmp_path):

@@ -25,6 +25,7 @@ import glob
 import json
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
@@ -158,13 +159,19 @@ def _as_finished(function, jobs, workers, on_result) -> list:
     return out
 
 
+#: The most processes one pool may have: Windows waits on at most 61 (ProcessPoolExecutor
+#: refuses more there); the results do not depend on the count.
+MAX_PROCESSES = 61 if sys.platform == "win32" else None
+
+
 @contextlib.contextmanager
 def _process_pool(workers: int, jobs: int):
     """A pool of at most ``workers`` fresh processes (spawned, the same on Linux, macOS and
     Windows), each on one BLAS thread and stopping with the run that started it."""
     context = multiprocessing.get_context("spawn")
+    count = min(workers, jobs, MAX_PROCESSES or workers)
     with _one_thread_in_children(), \
-            ProcessPoolExecutor(min(workers, jobs), mp_context=context,
+            ProcessPoolExecutor(count, mp_context=context,
                                 initializer=_exit_with_parent,
                                 initargs=(os.getpid(),)) as pool:
         yield pool
