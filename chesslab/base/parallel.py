@@ -190,15 +190,21 @@ PARENT_CHECK_SECONDS = 1.0
 def _exit_with_parent(parent_pid: int) -> None:
     """Stop this worker when the run that started it is gone.
 
-    A run killed by ``kill PID`` (not Ctrl-C, which reaches the whole process group)
-    cannot close its pool, and its workers would go on with the jobs they hold, for hours
-    in a labelling run, using the cores the next run needs. A worker is re-parented when
-    its parent dies, so a watch thread sees ``getppid`` change and ends the process.
-    (Windows does not re-parent: there the watch never fires.)
+    A run killed by ``kill PID`` or the Task Manager (not Ctrl-C, which reaches the whole
+    process group) cannot close its pool, and its workers would go on with the jobs they
+    hold, for hours in a labelling run, using the cores the next run needs. A watch
+    thread waits on the parent multiprocessing gave the worker (its process handle on
+    Windows, a pipe on POSIX: either is signalled when the parent ends) and then ends the
+    process; a worker started otherwise watches ``getppid`` change (re-parenting, POSIX).
     """
+    parent = multiprocessing.parent_process()
+
     def watch():
-        while os.getppid() == parent_pid:
-            time.sleep(PARENT_CHECK_SECONDS)
+        if parent is not None:
+            parent.join()
+        else:
+            while os.getppid() == parent_pid:
+                time.sleep(PARENT_CHECK_SECONDS)
         os._exit(1)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
