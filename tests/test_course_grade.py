@@ -10,7 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 import pytest
 
@@ -19,7 +19,7 @@ pytest.importorskip("nbgrader", reason="the course commands need nbgrader: "
                                        "python -m pip install -r requirements-teacher.txt")
 
 from chesslab.course.grade import (Row, cell_points, feedback, grade,  # noqa: E402
-                                   grade_job, prepare, write_csv)
+                                   grade_job, prepare, returned_notebooks, write_csv)
 from chesslab.course.release import (NBGRADER_CONFIG_PY,  # noqa: E402
                                      NOTEBOOKS_DIR, release, source_notebooks,
                                      with_solutions)
@@ -66,6 +66,16 @@ def test_the_grades_csv_opens_in_a_spreadsheet_with_its_names_and_arrows(tmp_pat
         back = [Row(**{**r, "points": float(r["points"]), "max_points": float(r["max_points"])})
                 for r in csv.DictReader(handle)]
     assert back == rows
+
+
+def test_students_come_in_the_same_order_on_every_system(tmp_path):
+    for student in ("anna", "Zoe", "bob"):
+        (tmp_path / student).mkdir()
+        (tmp_path / student / f"{FIRST}.ipynb").write_text("{}", encoding="utf-8")
+    found = returned_notebooks(tmp_path, {FIRST: None})
+    assert [student for student, *_ in found] == ["Zoe", "anna", "bob"]
+    windows = sorted(PureWindowsPath(tmp_path / s) for s in ("anna", "Zoe", "bob"))
+    assert [p.name for p in windows] == ["anna", "bob", "Zoe"]   # what sorting paths gave there
 
 
 def _run(nb, cwd):

@@ -137,7 +137,9 @@ def returned_notebooks(folder, sources: dict, warn=print) -> list[tuple[str, str
     if not folder.is_dir():
         raise FileNotFoundError(f"no folder of submissions at {folder}")
     found, renamed = [], []
-    for path in sorted(folder.rglob("*.ipynb")):
+    # by the relative path's text: the same order on every system (Windows sorts paths
+    # without case: anna before Zoe there, after it elsewhere)
+    for path in sorted(folder.rglob("*.ipynb"), key=lambda p: p.relative_to(folder).as_posix()):
         relative = path.relative_to(folder)
         if any(part.startswith(".") for part in relative.parts):
             continue                               # .ipynb_checkpoints and the like
