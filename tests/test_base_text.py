@@ -1,9 +1,12 @@
 """base.text: printing never fails on a character the output's encoding lacks, and a child
 Python's output comes back as it printed it, on systems whose encoding is not UTF-8."""
 import io
+import subprocess
 import sys
 
-from chesslab.base.text import keep_printing, run_text
+import pytest
+
+from chesslab.base.text import keep_printing, no_window, run_text
 
 SYMBOLS = "± → × Ω"                   # none but ± and × in cp1252 (Windows' redirected output)
 
@@ -35,3 +38,25 @@ def test_a_child_pythons_output_comes_back_whatever_the_systems_encoding(monkeyp
 def test_bytes_that_are_no_utf8_do_not_stop_the_reading():
     code = "import sys; sys.stdout.buffer.write(b'ok \\x81\\n')"
     assert run_text([sys.executable, "-c", code]).stdout == "ok \ufffd\n"
+
+
+def test_console_programs_get_no_window_of_their_own_on_windows(monkeypatch):
+    assert no_window() == ({"creationflags": subprocess.CREATE_NO_WINDOW}
+                           if sys.platform == "win32" else {})
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(subprocess, "CREATE_NO_WINDOW", 0x08000000, raising=False)
+    assert no_window() == {"creationflags": 0x08000000}
+
+
+def test_stockfish_is_started_without_a_window(monkeypatch):
+    from chesslab.base import stockfish
+    started = {}
+
+    def popen_uci(path, **options):
+        started.update(options, path=path)
+        raise OSError("not started in this test")
+    monkeypatch.setattr(stockfish, "no_window", lambda: {"creationflags": 0x08000000})
+    monkeypatch.setattr(stockfish.chess.engine.SimpleEngine, "popen_uci", popen_uci)
+    with pytest.raises(ValueError, match="not a working UCI chess engine"):
+        stockfish.start_engine("stockfish")
+    assert started["creationflags"] == 0x08000000

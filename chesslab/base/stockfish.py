@@ -23,6 +23,8 @@ import weakref
 
 import chess.engine
 
+from chesslab.base.text import no_window
+
 __all__ = ["find_stockfish", "start_engine", "quit_engine", "open_engine", "engine_name",
            "worker_engine", "stop_worker_engines", "ENGINE_OPTIONS", "STOCKFISH_HELP",
            "INSTALL_HELP"]
@@ -124,7 +126,8 @@ def start_engine(path: str | None = None):
     still running when Python exits is quit then."""
     path = path or find_stockfish()
     try:
-        engine = chess.engine.SimpleEngine.popen_uci(path, timeout=ENGINE_START_TIMEOUT)
+        engine = chess.engine.SimpleEngine.popen_uci(path, timeout=ENGINE_START_TIMEOUT,
+                                                     **no_window())
         _LIVE_ENGINES.add(engine)
         return engine
     except TimeoutError:

@@ -11,6 +11,10 @@ depend on chesslab alone:
   (``\\u2192``) instead;
 * a child process writes its pipes in its own locale's encoding unless told otherwise;
   ``run_text`` tells a child Python to write UTF-8 and reads it as UTF-8.
+
+``no_window()`` is what starts a console program (Stockfish, a child Python) from a
+Jupyter started without a terminal on Windows (Anaconda Navigator, VS Code) without a
+console window popping up for it.
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ import os
 import subprocess
 import sys
 
-__all__ = ["keep_printing", "run_text"]
+__all__ = ["keep_printing", "run_text", "no_window"]
 
 
 def keep_printing(*streams) -> None:
@@ -36,6 +40,14 @@ def keep_printing(*streams) -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
+def no_window() -> dict:
+    """``subprocess`` options that start a console program without a window of its own:
+    ``creationflags=CREATE_NO_WINDOW`` on Windows, none elsewhere."""
+    if sys.platform == "win32":
+        return {"creationflags": subprocess.CREATE_NO_WINDOW}
+    return {}
+
+
 def run_text(command, **kwargs) -> subprocess.CompletedProcess:
     """``subprocess.run(command, capture_output=True)`` with its output as text: the child
     (a Python program) is told to write UTF-8, which is read as UTF-8, so what it prints
@@ -44,4 +56,4 @@ def run_text(command, **kwargs) -> subprocess.CompletedProcess:
     env = dict(kwargs.pop("env", None) or os.environ)
     env["PYTHONIOENCODING"] = "utf-8"
     return subprocess.run(command, capture_output=True, encoding="utf-8", errors="replace",
-                          env=env, **kwargs)
+                          env=env, **{**no_window(), **kwargs})
