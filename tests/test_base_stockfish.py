@@ -80,6 +80,15 @@ def test_a_program_that_is_not_an_engine_is_named(monkeypatch, tmp_path):
         start_engine()
 
 
+@pytest.mark.skipif(os.name == "nt", reason="the stand-in program is a POSIX one")
+def test_a_build_for_a_newer_processor_is_named_as_such(monkeypatch, tmp_path):
+    # an avx2 download on an older laptop dies of SIGILL before the handshake
+    program = _program(tmp_path, "stockfish-ubuntu-x86-64-avx2")
+    Path(program).write_text("#!/bin/sh\nkill -ILL $$\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="an instruction this processor lacks.*sse41-popcnt"):
+        start_engine(program)
+
+
 @needs_stockfish
 def test_one_engine_per_worker_kept_for_its_jobs_then_stopped():
     path = find_stockfish()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import multiprocessing.util
 import os
+import re
 import shutil
 import threading
 import weakref
@@ -135,8 +136,27 @@ def start_engine(path: str | None = None):
                          f"{ENGINE_START_TIMEOUT:g} s, so it is not a working chess "
                          f"engine; point CHESSLAB_STOCKFISH at a Stockfish binary") from None
     except (chess.engine.EngineError, OSError) as exc:
+        if _illegal_instruction(exc):
+            raise ValueError(f"{path} stopped at once on an instruction this processor "
+                             f"lacks: it is a Stockfish built for a newer one (avx2, bmi2, "
+                             f"...); download the build for older processors (sse41-popcnt "
+                             f"or plain x86-64) and point CHESSLAB_STOCKFISH at it") from None
         raise ValueError(f"{path} is not a working UCI chess engine ({exc or type(exc).__name__}); "
                          f"point CHESSLAB_STOCKFISH at a Stockfish binary") from None
+
+
+#: Exit codes of a program killed by an illegal instruction: SIGILL on POSIX (as Python
+#: reports it, and as a shell does), STATUS_ILLEGAL_INSTRUCTION on Windows (unsigned and
+#: signed).
+ILLEGAL_INSTRUCTION = {-4, 132, 0xC000001D, 0xC000001D - 2 ** 32}
+
+
+def _illegal_instruction(exc) -> bool:
+    """Did the engine die of an instruction the processor lacks (python-chess says only
+    "engine process died unexpectedly (exit code: N)")?"""
+    found = re.search(r"exit code: (-?\d+)", str(exc))
+    return (isinstance(exc, chess.engine.EngineTerminatedError) and found is not None
+            and int(found.group(1)) in ILLEGAL_INSTRUCTION)
 
 
 def quit_engine(engine) -> None:
