@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from chesslab.base import files
-from chesslab.base.files import (atomic_path, check_writable, check_writable_dir, read_json,
+from chesslab.base.files import (atomic_path, file_name, check_writable, check_writable_dir, read_json,
                             write_json_atomic)
 
 
@@ -135,3 +135,10 @@ def test_a_file_that_stays_open_keeps_the_new_content_and_says_where(tmp_path, m
         write_json_atomic(path, {"new": True})
     kept = Path(str(e.value).rsplit(" is in ", 1)[1])
     assert read_json(kept) == {"new": True} and read_json(path) == {"old": True}
+
+
+def test_a_file_name_made_of_specs_is_one_file_on_every_system():
+    assert file_name('pst:2_vs_players\\anna.py_vs_a/b <1> "x" | y? *') == \
+        "pst-2_vs_players-anna.py_vs_a-b -1- -x- - y- -"
+    assert file_name("mcts@1s_vs_pst@1s_100g_seed0_tc60+0.6") == \
+        "mcts@1s_vs_pst@1s_100g_seed0_tc60+0.6"                # the names stored before

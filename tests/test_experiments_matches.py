@@ -67,3 +67,10 @@ def test_a_candidate_network_plays_a_match_under_its_own_digest(tmp_path):
     with pytest.raises(ValueError, match="'random' reads no model file"):
         matches.run_match("mcts:4", "random", games=2, workers=1, progress=False,
                           b_model=candidate)
+
+
+def test_a_player_file_given_with_a_windows_path_names_one_checkpoint_file():
+    from chesslab.experiments.store import checkpoint_path
+    path = checkpoint_path("players\\anna.py_vs_pst:2_2g_seed0_hand")
+    assert path.parent == checkpoint_path("x").parent
+    assert path.name == "players-anna.py_vs_pst-2_2g_seed0_hand.jsonl"

@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
 import time
 import zipfile
@@ -141,6 +142,18 @@ def read_json(path, what: str = "file"):
     except UnicodeDecodeError:
         raise ValueError(f"{what} {path} is not a text file; chesslab files are JSON "
                          f"(never pickle)") from None
+
+
+#: Characters Windows refuses in a file name ("/" is refused everywhere).
+_NOT_IN_NAMES = re.compile(r'[<>:"/\\|?*\x00-\x1f]')
+
+
+def file_name(text: str) -> str:
+    """``text`` (player specs, settings) made a file name that every system takes: each
+    character Windows refuses in one (``<>:"/\\|?*`` and control characters) becomes
+    "-". A spec such as ``players\\anna.py`` or ``pst:2`` names a checkpoint file, not
+    a folder or, on Windows, an NTFS stream."""
+    return _NOT_IN_NAMES.sub("-", text)
 
 
 _CACHE = {}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import chess
 
-from chesslab.base.files import file_tag, read_json, write_json_atomic
+from chesslab.base.files import file_name, file_tag, read_json, write_json_atomic
 from chesslab.base.parallel import parallel_map, resumable_map
 from chesslab.board.game import play_game
 from chesslab.board.rules import points
@@ -156,8 +156,7 @@ def match_name(spec_a: str, spec_b: str, games: int, seed: int,
     tags = "_".join(t or "hand" for t in (model_tag(spec_a, a_model),
                                           model_tag(spec_b, b_model)))
     clock = f"_tc{time_control}" if time_control else ""
-    return (f"{spec_a}_vs_{spec_b}_{games}g_seed{seed}{clock}_{tags}"
-            .replace(":", "-").replace("/", "-"))
+    return file_name(f"{spec_a}_vs_{spec_b}_{games}g_seed{seed}{clock}_{tags}")
 
 
 def _play_chunk(job) -> dict:
@@ -191,8 +190,7 @@ def bayes_matches_name(player: str, opponents, games: int, chunk: int, max_plies
     a player reads (as ``match_name``), so chunks played before ``train bayes`` are never
     resumed into a run with the new model."""
     tags = "_".join(t for t in map(model_tag, (player, *opponents)) if t) or "hand"
-    return (f"bayes_matches_{player}_{games}g_{chunk}_{max_plies}_{tags}"
-            .replace(":", "-").replace("/", "-"))
+    return file_name(f"bayes_matches_{player}_{games}g_{chunk}_{max_plies}_{tags}")
 
 
 def bayes_matches(player: str = "bayes:3", opponents=("random", "material:3", "pst:3"),

@@ -17,7 +17,7 @@ import json
 import platform
 from pathlib import Path
 
-from chesslab.base.files import RESULTS_DIR, read_json, write_json_atomic
+from chesslab.base.files import RESULTS_DIR, file_name, read_json, write_json_atomic
 from chesslab.base.parallel import resumable_map
 from chesslab.matches.match import is_match_record, read_record, rerated_record, stale_fields
 
@@ -35,7 +35,7 @@ def result_path(name: str) -> Path:
 
 def checkpoint_path(name: str) -> Path:
     """Where an unfinished run named ``name`` keeps its finished jobs."""
-    return RESULTS_DIR / "partial" / f"{name}.jsonl"
+    return RESULTS_DIR / "partial" / f"{file_name(name)}.jsonl"
 
 
 def run_checkpointed(name: str, function, jobs, workers=1, progress=True) -> list:
