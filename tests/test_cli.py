@@ -1,6 +1,7 @@
 """cli: one parser for every command, the old spellings, small runs into tmp_path, and
 every wrong input one error line (exit 2) from the first place that can know it, before any
 work, with nothing on disk lost."""
+import errno
 import gzip
 import json
 import os
@@ -18,6 +19,7 @@ from chesslab.cli import train as cli_train
 import chesslab.cli
 import chesslab.experiments
 from chesslab.cli import build_parser, main, new_spelling, subcommands
+from chesslab.cli.common import path_problem
 from chesslab.evaluators.registry import load_evaluator
 from chesslab.base.files import MODELS_DIR, file_tag, read_json, write_json_atomic
 from chesslab.matches.match import MatchResult
@@ -120,6 +122,15 @@ def test_a_folder_given_as_a_file_says_so(tmp_path, capsys):
     assert main(["data", "info", str(tmp_path)]) == 2
     assert capsys.readouterr().err == (f"error: cannot use the path {tmp_path}: Is a "
                                        f"directory; give a file name inside it\n")
+
+
+def test_a_folder_refused_as_windows_refuses_it_is_still_named_a_folder(tmp_path):
+    # Windows opens no folder as a file and says "Permission denied" (EACCES), not EISDIR
+    refused = PermissionError(errno.EACCES, "Permission denied", str(tmp_path))
+    assert path_problem(refused) == (f"cannot use the path {tmp_path}: Permission denied; "
+                                     f"give a file name inside it")
+    refused = PermissionError(errno.EACCES, "Permission denied", str(tmp_path / "f.json"))
+    assert path_problem(refused).endswith("check its permissions or choose another folder")
 
 
 @pytest.fixture

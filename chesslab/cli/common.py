@@ -68,6 +68,8 @@ def path_problem(exc: OSError) -> str:
         return str(exc)                     # chesslab's own message already says it
     name = exc.filename2 if exc.filename is None else exc.filename
     advice = _PATH_ADVICE.get(exc.errno, "check the path")
+    if name is not None and exc.errno == errno.EACCES and Path(name).is_dir():
+        advice = _PATH_ADVICE[errno.EISDIR]   # Windows says "Permission denied" for a folder
     if name is None:
         return f"{exc.strerror or exc}; {advice}"
     shown = str(name)
