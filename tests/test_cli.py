@@ -110,6 +110,7 @@ LONG_NAME = "a" * 5000
     ["match", "--white", "random", "--black", "random", "--pgn", LONG_NAME],
     ["figures", "--out", LONG_NAME],
 ])
+@pytest.mark.skipif(sys.platform == "win32", reason="the error text is Linux's (ENAMETOOLONG)")
 def test_a_path_the_system_refuses_is_one_short_error_line(argv, capsys):
     assert main(argv) == 2
     captured = capsys.readouterr()
@@ -120,8 +121,9 @@ def test_a_path_the_system_refuses_is_one_short_error_line(argv, capsys):
 
 def test_a_folder_given_as_a_file_says_so(tmp_path, capsys):
     assert main(["data", "info", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == (f"error: cannot use the path {tmp_path}: Is a "
-                                       f"directory; give a file name inside it\n")
+    err = capsys.readouterr().err               # the system's words between ("Is a directory")
+    assert err.startswith(f"error: cannot use the path {tmp_path}: ")
+    assert err.endswith("; give a file name inside it\n") and len(err.splitlines()) == 1
 
 
 def test_a_folder_refused_as_windows_refuses_it_is_still_named_a_folder(tmp_path):
