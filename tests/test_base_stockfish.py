@@ -57,6 +57,13 @@ def test_chesslab_stockfish_may_name_the_unpacked_folder_or_be_quoted(monkeypatc
     assert find_stockfish(required=False) is None
 
 
+def test_chesslab_stockfish_may_name_a_program_on_path(monkeypatch, tmp_path):
+    program = _program(tmp_path, "stockfish_16")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("CHESSLAB_STOCKFISH", "stockfish_16")
+    assert os.path.samefile(find_stockfish(), program)
+
+
 def test_a_program_called_stockfish_in_the_folder_wins(monkeypatch, tmp_path):
     _program(tmp_path, "stockfish-old")
     program = _program(tmp_path, "stockfish")

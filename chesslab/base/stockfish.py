@@ -75,13 +75,14 @@ def _program_in(folder: str) -> str | None:
 
 
 def find_stockfish(required: bool = True) -> str | None:
-    """Path of a Stockfish binary: $CHESSLAB_STOCKFISH if set (the program, or the folder
-    it is in; nothing else is tried), else ``stockfish`` on PATH, else in
-    ``USUAL_FOLDERS``."""
+    """Path of a Stockfish binary: $CHESSLAB_STOCKFISH if set (the program, the folder it
+    is in, or a program's name on PATH; nothing else is tried), else ``stockfish`` on
+    PATH, else in ``USUAL_FOLDERS``."""
     env = os.environ.get("CHESSLAB_STOCKFISH", "").strip().strip('"').strip("'")
     if env:
         env = os.path.expanduser(env)          # a path copied with its quotes, or ~/...
-        found = _program_in(env) if os.path.isdir(env) else env if _runnable(env) else None
+        # which: a program's path (on Windows also without its .exe) or a name on PATH
+        found = _program_in(env) if os.path.isdir(env) else shutil.which(env)
         if found:
             return found
         if required:
