@@ -130,3 +130,25 @@ def test_an_engine_nobody_quit_does_not_keep_python_alive():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=30, env={**os.environ, "PYTHONPATH": str(root)})
     assert done.returncode == 0, done.stderr
+
+
+def test_stockfish_is_started_without_a_window(monkeypatch):
+    started = {}
+
+    def popen_uci(path, **options):
+        started.update(options, path=path)
+        raise OSError("not started in this test")
+    monkeypatch.setattr(stockfish, "no_window", lambda: {"creationflags": 0x08000000})
+    monkeypatch.setattr(stockfish.chess.engine.SimpleEngine, "popen_uci", popen_uci)
+    with pytest.raises(ValueError, match="not a working UCI chess engine"):
+        stockfish.start_engine("stockfish")
+    assert started["creationflags"] == 0x08000000
+
+
+def test_an_event_loop_that_starts_no_programs_is_explained(monkeypatch):
+    # asyncio's selector loops on Windows (an ipykernel 6 kernel's) raise this at popen
+    def popen_uci(path, **options):
+        raise NotImplementedError
+    monkeypatch.setattr(stockfish.chess.engine.SimpleEngine, "popen_uci", popen_uci)
+    with pytest.raises(ValueError, match="cannot start programs.*pip install -U ipykernel"):
+        stockfish.start_engine("stockfish")

@@ -4,8 +4,6 @@ import io
 import subprocess
 import sys
 
-import pytest
-
 from chesslab.base.text import keep_printing, no_window, run_text
 
 SYMBOLS = "± → × Ω"                   # none but ± and × in cp1252 (Windows' redirected output)
@@ -46,17 +44,3 @@ def test_console_programs_get_no_window_of_their_own_on_windows(monkeypatch):
     monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setattr(subprocess, "CREATE_NO_WINDOW", 0x08000000, raising=False)
     assert no_window() == {"creationflags": 0x08000000}
-
-
-def test_stockfish_is_started_without_a_window(monkeypatch):
-    from chesslab.base import stockfish
-    started = {}
-
-    def popen_uci(path, **options):
-        started.update(options, path=path)
-        raise OSError("not started in this test")
-    monkeypatch.setattr(stockfish, "no_window", lambda: {"creationflags": 0x08000000})
-    monkeypatch.setattr(stockfish.chess.engine.SimpleEngine, "popen_uci", popen_uci)
-    with pytest.raises(ValueError, match="not a working UCI chess engine"):
-        stockfish.start_engine("stockfish")
-    assert started["creationflags"] == 0x08000000

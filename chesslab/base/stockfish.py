@@ -132,6 +132,13 @@ def start_engine(path: str | None = None):
                                                      **no_window())
         _LIVE_ENGINES.add(engine)
         return engine
+    except NotImplementedError:
+        # Windows: asyncio's selector loops start no programs, and older Jupyter kernels
+        # (ipykernel 6) made every new loop one
+        raise ValueError(f"{path} cannot be started from this Python: its asyncio event "
+                         f"loops cannot start programs (on Windows an older Jupyter kernel "
+                         f"sets them so); update it with `python -m pip install -U "
+                         f"ipykernel` and restart the kernel") from None
     except TimeoutError:
         raise ValueError(f"{path} did not answer the UCI handshake within "
                          f"{ENGINE_START_TIMEOUT:g} s, so it is not a working chess "
