@@ -124,7 +124,7 @@ def test_a_search_on_a_clock_gets_the_optimum_and_the_maximum_mcts_the_share():
 def test_an_mcts_game_on_a_clock_ends_by_the_resign_rule_too():
     """On a clock MCTS thinks through MCTSThinker: it keeps the result it played, so
     the resign rule reads its score there as well."""
-    hopeless = "4k3/pppp4/8/8/8/8/PPPPQ3/4K2R w K - 0 1"
+    hopeless = "4k3/pppp4/8/8/8/8/PPPP4/3QK2R w K - 0 1"
     white, black = (on_clock(make_player(s, seed=i), "10+0.1")
                     for i, s in enumerate(("pst:1", "mcts")))
     game = play_game(white, black, start=hopeless, resign_cp=1000, max_plies=60,

@@ -11,7 +11,7 @@ MATERIAL = MaterialEvaluator()
 POSITIONS = [
     "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
     "2r3k1/pp3ppp/2n1b3/3p4/3P4/2PB1N2/P4PPP/R5K1 w - - 0 20",
-    "8/5pk1/6p1/3R4/5P2/6P1/r5KP/8 b - - 0 40",
+    "8/5pk1/6p1/3R4/5P2/6PK/r6P/8 b - - 0 40",
 ]
 
 

@@ -28,6 +28,8 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 import chess
 import numpy as np
 
+from chesslab.board.rules import position_problems
+
 __all__ = [
     "THESIS_CODES", "PIECE_STRINGS", "POLICY_SIZE", "N_PROMOTIONS", "PROMOTION_PAIRS",
     "thesis_vector", "thesis_vectors", "planes14", "planes14_batch", "planes9",
@@ -68,10 +70,10 @@ def as_board(obj) -> chess.Board:
             raise ValueError(
                 f"not a valid FEN: {obj!r} ({exc}). A FEN looks like "
                 f"'{chess.STARTING_FEN}'.") from None
-        if not board.is_valid():
+        problems = position_problems(board)
+        if problems:
             raise ValueError(f"FEN {obj!r} parses but is not a legal chess position: "
-                             f"{board.status()!r}. Check kings, pawns on the back ranks "
-                             f"and castling rights.")
+                             f"{'; '.join(problems)}.")
         return board
     raise TypeError(f"expected a chess.Board or a FEN string, got {type(obj).__name__}")
 

@@ -25,7 +25,8 @@ import chess
 import chess.pgn
 
 from chesslab.board.rules import (MOVE_CAP, TERMINATION, TIME_FORFEIT, adjudicate_draw,
-                                  check_max_plies, flag_result, outcome, resign_verdict)
+                                  check_max_plies, check_position, flag_result, outcome,
+                                  resign_verdict)
 
 __all__ = ["Player", "play_game", "GameClock", "format_time_control"]
 
@@ -128,6 +129,7 @@ def play_game(white, black, start: chess.Board | str | None = None, max_plies: i
         board = start.copy()
     else:
         raise TypeError(f"start must be a chess.Board or a FEN, not {type(start).__name__}")
+    check_position(board, "play_game")
     if opening is not None and not isinstance(opening, str):
         raise TypeError(f"opening must be UCI moves in one string (e.g. 'e2e4 e7e5'), "
                         f"not {type(opening).__name__}")

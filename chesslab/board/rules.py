@@ -32,9 +32,52 @@ import chess
 
 from chesslab.board.scores import PIECE_VALUES, material_balance
 
-__all__ = ["outcome", "drawn_with_moves_left", "draw_by_rule", "Repetitions", "TERMINATION", "MOVE_CAP",
+__all__ = ["position_problems", "check_position", "outcome", "drawn_with_moves_left", "draw_by_rule", "Repetitions", "TERMINATION", "MOVE_CAP",
            "adjudicate_draw", "adjudicate_material", "resign_verdict", "result_for", "points", "result_of", "winner_of", "RESULTS",
            "check_max_plies", "TIME_FORFEIT", "flag_result"]
+
+
+#: What each of python-chess's status flags means, in words (``position_problems``).
+_STATUS_WORDS = (
+    (chess.STATUS_EMPTY, "the board is empty"),
+    (chess.STATUS_NO_WHITE_KING, "White has no king"),
+    (chess.STATUS_NO_BLACK_KING, "Black has no king"),
+    (chess.STATUS_TOO_MANY_KINGS, "a side has more than one king"),
+    (chess.STATUS_TOO_MANY_WHITE_PAWNS, "White has more than 8 pawns"),
+    (chess.STATUS_TOO_MANY_BLACK_PAWNS, "Black has more than 8 pawns"),
+    (chess.STATUS_PAWNS_ON_BACKRANK, "a pawn stands on the first or last rank"),
+    (chess.STATUS_TOO_MANY_WHITE_PIECES, "White has more than 16 pieces"),
+    (chess.STATUS_TOO_MANY_BLACK_PIECES, "Black has more than 16 pieces"),
+    (chess.STATUS_BAD_CASTLING_RIGHTS,
+     "a castling right names a king or rook that is not on its square (a Chess960 "
+     "position needs chess.Board(fen, chess960=True); chesslab's UCI engine plays "
+     "standard chess only)"),
+    (chess.STATUS_INVALID_EP_SQUARE,
+     "the en passant square does not lie behind a pawn that has just moved two squares"),
+    (chess.STATUS_OPPOSITE_CHECK,
+     "the side not to move is in check (its king could be captured)"),
+    (chess.STATUS_TOO_MANY_CHECKERS, "the side to move is in check by more than two pieces"),
+    (chess.STATUS_IMPOSSIBLE_CHECK, "the side to move is in a check no legal move can give"),
+)
+
+
+def position_problems(board: chess.Board) -> list:
+    """What makes ``board`` an impossible chess position, in words (empty: a legal one).
+
+    python-chess parses and even generates moves for such positions (two kings in check,
+    a missing king, a pawn on the back rank), so a search would answer nonsense about
+    them instead of failing: every search and player asks here first."""
+    status = board.status()
+    return [words for flag, words in _STATUS_WORDS if status & flag]
+
+
+def check_position(board: chess.Board, who: str = "chesslab") -> None:
+    """A clear ``ValueError`` naming what is wrong when ``board`` is not a legal chess
+    position (``position_problems``); ``who`` names the caller in the message."""
+    problems = position_problems(board)
+    if problems:
+        raise ValueError(f"{who} cannot play {board.fen()!r}: it is not a legal chess "
+                         f"position: {'; '.join(problems)}")
 
 
 def outcome(board: chess.Board, claim_draws: bool = True) -> chess.Outcome | None:

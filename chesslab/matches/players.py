@@ -29,6 +29,9 @@ Every player takes a ``seed`` (ties between equally good moves are broken at ran
 so engines do not shuffle into repetitions), never changes the board it is given and
 has ``close()`` (use ``with make_player(...) as p:`` for engines). Search players keep
 ``last_result`` (a ``SearchResult``: score, depth, PV, the root moves with scores).
+A player refuses, with a ``ValueError`` saying why, a position that is not legal chess
+(``board.rules.check_position``) and one without a legal move (checkmate, stalemate); a
+draw by rule that still has moves is played (``_check_playable``).
 """
 from __future__ import annotations
 
@@ -43,7 +46,7 @@ from chesslab.search.clock import check_limits
 from chesslab.evaluators.registry import EVALUATORS, load_evaluator, model_path
 from chesslab.evaluators.registry import is_available as evaluator_available
 from chesslab.board.game import Player
-from chesslab.board.rules import outcome
+from chesslab.board.rules import TERMINATION, check_position, outcome
 from chesslab.search.mcts import DEFAULT_MODEL, PLAY_FPU_REDUCTION, MCTSPlayer, shipped_network
 from chesslab.search.searcher import Searcher
 from chesslab.base.stockfish import find_stockfish, quit_engine, start_engine
@@ -57,12 +60,20 @@ __all__ = ["Player", "RandomPlayer", "PolicyPlayer", "SearchPlayer", "StockfishP
 
 
 def _check_playable(board: chess.Board):
+    """A legal position with a legal move, or a clear error.
+
+    A position drawn by rule that still has moves (threefold repetition, 50 moves,
+    insufficient material) is played: in a game ``play_game`` ends it before asking, but
+    a GUI asks (a repetition or the 50-move rule is drawn only when claimed), and the
+    player then answers with its own choice, not a stand-in move."""
     if not isinstance(board, chess.Board):
         raise TypeError(f"choose_move needs a chess.Board, got {type(board).__name__}")
-    ended = outcome(board)
-    if ended is not None:
-        raise ValueError(f"the game is over ({ended.result()}); there is no move to "
-                         f"choose in {board.fen()}")
+    check_position(board, "choose_move")
+    if not any(board.generate_legal_moves()):
+        ended = outcome(board)
+        raise ValueError(f"the game is over ({ended.result()}, "
+                         f"{TERMINATION[ended.termination]}); there is no move to choose "
+                         f"in {board.fen()}")
 
 
 class RandomPlayer(Player):

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import chess
 
+from chesslab.board.rules import position_problems
 from chesslab.matches.players import make_player
 from chesslab.matches.thinking import Limits, spec_caps, thinker_for
 from chesslab.matches.timecontrol import DEFAULT_OVERHEAD, time_budget
@@ -188,9 +189,10 @@ class UciEngine:
             board = chess.Board()
         else:
             board = chess.Board(" ".join(rest))         # a bad FEN raises ValueError
-            if not board.is_valid():
-                raise ValueError(f"FEN {board.fen()!r} is not a legal position "
-                                 f"({board.status()!r}); the position is unchanged")
+            problems = position_problems(board)
+            if problems:
+                raise ValueError(f"FEN {' '.join(rest)!r} is not a legal position "
+                                 f"({'; '.join(problems)}); the position is unchanged")
         for text in moves:
             try:
                 move = chess.Move.from_uci(text)

@@ -35,7 +35,7 @@ import numpy as np
 from chesslab.board.encoding import as_board, move_to_index, planes9_batch
 from chesslab.base.files import MODELS_DIR, load_cached
 from chesslab.board.game import Player
-from chesslab.board.rules import drawn_with_moves_left, outcome
+from chesslab.board.rules import check_position, drawn_with_moves_left, outcome
 from chesslab.board.scores import MATE
 from chesslab.evaluators.policy_value import load_policy_value, value_to_cp as expected_score_cp
 from chesslab.search.quiet import settle_leaves
@@ -149,8 +149,7 @@ class MCTS:
         self.simulations, self.c_puct, self.batch_size = int(simulations), c_puct, batch_size
         self.alpha, self.noise_fraction, self.virtual_loss = dirichlet_alpha, noise_fraction, virtual_loss
         self.reuse_tree, self.draw_value = reuse_tree, draw_value
-        # first-play urgency: an untried move counts as the node's value minus this
-        # (0 = as a draw, the plain algorithm); below the root only
+        # first-play urgency, below the root: an untried move is the node's value minus this
         self.fpu_reduction = fpu_reduction
         self.solve = solve              # let exact results climb the tree (see _backup)
         self.settle = settle            # leaf values where the captures stop (search.quiet)
@@ -163,12 +162,13 @@ class MCTS:
     # ------------------------------------------------------------------ the search
     def search(self, board: chess.Board, simulations: int | None = None,
                noise: bool = False, time_limit: float | None = None) -> MCTSNode:
-        """Run the simulations from ``board`` (not modified), stopping early when
-        ``time_limit`` seconds are up (if given); returns the root node."""
+        """Run the simulations from ``board`` (not modified; a draw by rule is searched:
+        a GUI may ask), stopping after ``time_limit`` seconds if given; returns the root."""
         start = time.perf_counter()
         board = as_board(board).copy()
-        if terminal_value(board, draw_value=self.draw_value) is not None:
-            raise ValueError(f"the game is over in {board.fen()!r}; nothing to search")
+        check_position(board, "MCTS")
+        if not any(board.generate_legal_moves()):
+            raise ValueError(f"no legal move in {board.fen()!r}: the game is over")
         root = self._reused_root(board) or MCTSNode()
         if not root.expanded:
             self._expand_now(board, root)

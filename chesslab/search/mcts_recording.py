@@ -14,6 +14,7 @@ import math
 import chess
 import numpy as np
 
+from chesslab.board.rules import check_position
 from chesslab.search.mcts import MCTS, MCTSNode, terminal_value, uniform_evaluate
 
 
@@ -69,6 +70,7 @@ class RecordingMCTS(MCTS):
     def start(self, board: chess.Board) -> MCTSNode:
         if not isinstance(board, chess.Board):
             raise TypeError(f"RecordingMCTS needs a chess.Board, got {type(board).__name__}")
+        check_position(board, "RecordingMCTS")
         if terminal_value(board, self.draw_value) is not None:
             raise ValueError(f"the game is over in {board.fen()!r}; nothing to search")
         self.reset()

@@ -28,7 +28,7 @@ import math
 import chess
 
 from chesslab.search.clock import Clock, OutOfTime, check_limits
-from chesslab.board.rules import Repetitions
+from chesslab.board.rules import Repetitions, check_position
 from chesslab.search.ordering import MoveOrderer
 from chesslab.board.scores import MATE, MATE_THRESHOLD, mate_value, white_to_side
 from chesslab.search.result import SearchResult
@@ -110,6 +110,7 @@ class Searcher:
         max_depth = depth if depth is not None else _MAX_PLY - 1
         if max_depth < 1:
             raise ValueError(f"depth must be at least 1, got {depth}")
+        check_position(board, "search")    # a clear error, not nonsense, for a bad FEN
         root, board = board, board.copy()  # a timeout leaves the copy mid-search
         self._start(board, Clock(time_limit, node_limit))
         if not self.keep_tt:
@@ -300,8 +301,7 @@ class Searcher:
         """A verdict (at least beta) without trying a move, or None. Both bet that a real
         move is at least as good as doing nothing: almost always true, not in zugzwang."""
         if stand is not None and stand - _REVERSE_FUTILITY * depth >= beta:
-            # Reverse futility: the static score is above beta by more than any
-            # reasonable reply gains in ``depth`` plies (_REVERSE_FUTILITY each).
+            # Reverse futility: above beta by more than replies gain (_REVERSE_FUTILITY a ply).
             return self._note("reverse futility", stand, static=stand)
         if (self.null_move and depth >= 3 and ply > 0 and not in_check
                 and beta < MATE_THRESHOLD and self._has_pieces(board)):

@@ -1,0 +1,123 @@
+"""Unusual positions through every engine layer: impossible positions are refused with
+the reason, positions without a move end clearly, draws by rule that still have moves
+are played (a GUI asks for a move there), and nothing changes the board it is given."""
+import threading
+
+import chess
+import pytest
+
+from chesslab.board.encoding import as_board
+from chesslab.board.game import play_game
+from chesslab.board.rules import check_position, position_problems
+from chesslab.evaluators.policy_value import PolicyValueNet
+from chesslab.matches.players import PolicyPlayer, RandomPlayer, SearchPlayer
+from chesslab.matches.thinking import Limits, thinker_for
+from chesslab.matches.uci import UciEngine
+from chesslab.search.mcts import MCTS, MCTSPlayer
+from chesslab.search.searcher import search
+
+#: Impossible positions python-chess parses (and even generates moves in), with a word
+#: of the reason each must be refused with.
+IMPOSSIBLE = [
+    ("4k3/8/8/8/4R3/8/4r3/4K3 w - - 0 1", "not to move is in check"),   # both in check
+    ("4k3/8/8/8/8/8/8/4RK2 w - - 0 1", "not to move is in check"),
+    ("P3k3/8/8/8/8/8/8/4K3 w - - 0 1", "first or last rank"),
+    ("8/8/8/8/8/8/8/4K3 w - - 0 1", "Black has no king"),
+    ("4k3/8/8/8/8/8/8/3KK3 w - - 0 1", "more than one king"),
+    ("4k3/8/8/8/8/PPPPPPPP/PPPPPPPP/QQQQK3 w - - 0 1", "more than 8 pawns"),
+    ("bnrbkrqn/pppppppp/8/8/8/8/PPPPPPPP/BNRBKRQN w KQkq - 0 1", "Chess960"),
+]
+MATED = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
+STALEMATE = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
+#: Drawn by rule, with legal moves: 50 moves, a dead position.
+DRAWN_WITH_MOVES = ["8/8/8/3k4/8/8/4R3/4K3 w - - 100 150", "8/8/8/4k3/8/8/8/4K3 b - - 0 1"]
+
+
+def threefold():
+    board = chess.Board()
+    for uci in "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8".split():
+        board.push_uci(uci)
+    assert board.is_repetition(3)
+    return board
+
+
+def tiny_net():
+    return PolicyValueNet(8, 1, policy_k=8, seed=0, planes="mover").eval()
+
+
+def players():
+    return [RandomPlayer(seed=1), SearchPlayer("pst", depth=2), SearchPlayer("material", 1,
+            algorithm="minimax"), MCTSPlayer(None, 8), MCTSPlayer(tiny_net(), 8),
+            PolicyPlayer(tiny_net())]
+
+
+@pytest.mark.parametrize("fen, reason", IMPOSSIBLE)
+def test_impossible_positions_are_refused_by_every_layer_with_the_reason(fen, reason):
+    board = chess.Board(fen)
+    assert reason in "; ".join(position_problems(board))
+    with pytest.raises(ValueError, match=reason):
+        check_position(board)
+    with pytest.raises(ValueError, match=reason):
+        as_board(fen)
+    for player in players():
+        with pytest.raises(ValueError, match=reason):
+            player.choose_move(board)
+    with pytest.raises(ValueError, match=reason):
+        search(board, "material", 1)
+    with pytest.raises(ValueError, match=reason):
+        MCTS(simulations=4).search(board)
+    with pytest.raises(ValueError, match=reason):
+        play_game(RandomPlayer(), RandomPlayer(), start=fen)
+    assert board.fen() == chess.Board(fen).fen()
+
+
+def test_a_chess960_board_is_played_by_its_own_rules():
+    board = chess.Board("1r2k1r1/8/8/8/8/8/8/1R2K1R1 w GBgb - 0 1", chess960=True)
+    assert not position_problems(board)
+    for player in players():
+        assert board.is_legal(player.choose_move(board))
+
+
+@pytest.mark.parametrize("fen", [MATED, STALEMATE])
+def test_no_legal_move_is_a_clear_game_over(fen):
+    board = chess.Board(fen)
+    for player in players():
+        with pytest.raises(ValueError, match="game is over"):
+            player.choose_move(board)
+    assert search(board, "material", 2).move is None
+
+
+@pytest.mark.parametrize("board", [threefold()] + [chess.Board(f) for f in DRAWN_WITH_MOVES],
+                         ids=["threefold", "fifty moves", "kings only"])
+def test_a_draw_by_rule_with_moves_left_is_played_by_every_player(board):
+    """The players' own choice, not a stand-in: a GUI asks for a move there (a
+    repetition or the 50-move rule draws only when claimed)."""
+    before = (board.fen(), list(board.move_stack))
+    for player in players():
+        assert board.is_legal(player.choose_move(board))
+    assert (board.fen(), list(board.move_stack)) == before
+
+
+def test_the_uci_engine_plays_its_players_move_in_a_claimable_draw():
+    lines = []
+    uci = UciEngine("random", write=lines.append)
+    uci.handle("position startpos moves g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8")
+    uci.handle("go")
+    uci.halt()
+    assert [line for line in lines if line.startswith("info string")] == []
+    assert len([line for line in lines if line.startswith("bestmove ")]) == 1
+    mcts = thinker_for(MCTSPlayer(None, 8))
+    move = mcts.think(threefold(), Limits(nodes=8), threading.Event(),
+                      lambda line: None)
+    assert move in threefold().legal_moves
+
+
+def test_the_uci_engine_names_what_is_wrong_with_a_fen():
+    lines = []
+    uci = UciEngine("random", write=lines.append)
+    uci.handle("position fen bnrbkrqn/pppppppp/8/8/8/8/PPPPPPPP/BNRBKRQN w HFhf - 0 1")
+    uci.handle("position fen 4k3/8/8/8/8/8/8/4RK2 w - - 0 1")
+    said = [line for line in lines if line.startswith("info string")]
+    assert len(said) == 2 and "Chess960" in said[0] and "HFhf" in said[0]
+    assert "not to move is in check" in said[1]
+    assert uci.board == chess.Board()                  # the position is unchanged
