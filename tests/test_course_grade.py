@@ -20,6 +20,7 @@ pytest.importorskip("nbgrader", reason="the course commands need nbgrader: "
 
 from chesslab.course.grade import (Row, cell_points, feedback, grade,  # noqa: E402
                                    grade_job, prepare, returned_notebooks, write_csv)
+from chesslab.base.text import run_text  # noqa: E402
 from chesslab.course.release import (NBGRADER_CONFIG_PY,  # noqa: E402
                                      NOTEBOOKS_DIR, release, source_notebooks,
                                      with_solutions)
@@ -76,6 +77,17 @@ def test_students_come_in_the_same_order_on_every_system(tmp_path):
     assert [student for student, *_ in found] == ["Zoe", "anna", "bob"]
     windows = sorted(PureWindowsPath(tmp_path / s) for s in ("anna", "Zoe", "bob"))
     assert [p.name for p in windows] == ["anna", "bob", "Zoe"]   # what sorting paths gave there
+
+
+def test_the_grading_process_leaves_no_working_folder_behind(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import os; print(os.getcwd())")])
+    nbformat.write(nb, tmp_path / "in.ipynb")
+    run = run_text([sys.executable, "-m", "chesslab.course.grade", str(tmp_path / "in.ipynb"),
+                    str(tmp_path / "out.ipynb"), "60"], timeout=300)
+    assert run.returncode == 0, run.stderr
+    folder = nbformat.read(tmp_path / "out.ipynb", as_version=4).cells[0].outputs[0].text
+    assert "chesslab-grade-" in folder and not os.path.exists(folder.strip())
 
 
 def _run(nb, cwd):

@@ -22,9 +22,11 @@ through ``base.parallel``: ``workers`` at a time on this machine, or on a Dask c
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import csv
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -211,6 +213,9 @@ def run_notebook(nb_path, out_path, cell_timeout: float):
     nb = nbformat.read(nb_path, as_version=4)
     skipped, problems = set(), []
     workdir = tempfile.mkdtemp(prefix="chesslab-grade-")
+    # removed when this grading process ends (its kernels are shut down by then; a file
+    # a student's code left open on Windows only leaves the folder behind)
+    atexit.register(shutil.rmtree, workdir, ignore_errors=True)
     while True:
         for cell in nb.cells:
             if cell.cell_type == "code":
