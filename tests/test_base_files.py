@@ -38,10 +38,10 @@ def test_atomic_path_renames_only_on_success(tmp_path):
         with atomic_path(path, suffix=".pgn.tmp") as tmp:
             tmp.write_text("half a ga")
             raise KeyboardInterrupt
-    assert path.read_text() == "old" and os.listdir(tmp_path) == ["games.pgn"]
+    assert path.read_text(encoding="utf-8") == "old" and os.listdir(tmp_path) == ["games.pgn"]
     with atomic_path(path) as tmp:
         tmp.write_text("new")
-    assert path.read_text() == "new"
+    assert path.read_text(encoding="utf-8") == "new"
 
 
 def test_read_json_errors_name_the_file_and_the_problem(tmp_path):

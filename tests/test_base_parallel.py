@@ -137,7 +137,7 @@ def test_resumable_map_runs_only_the_jobs_a_stopped_run_lacks(tmp_path):
 
     first = resumable_map(square, [[1], [2], [3]], path, progress=False)
     assert first[1] == {"job": [2], "square": [4, "tuple"]}      # JSON shapes, fresh or not
-    path.write_text("\n".join(path.read_text().splitlines()[:2]) + "\n")   # job 3 was lost
+    path.write_text("\n".join(path.read_text(encoding="utf-8").splitlines()[:2]) + "\n")   # job 3 was lost
     calls.clear()
     again = resumable_map(square, [[1], [2], [3]], path, progress=False)
     assert calls == [[3]] and again == first
@@ -150,7 +150,7 @@ def test_resumable_map_keys_jobs_and_may_share_its_file_with_other_runs(tmp_path
     resumable_map(square_of_id, jobs, path, progress=False, key=lambda job: job["id"],
                   on_result=lambda i, result: seen.append((i, result)))
     assert seen == [(0, 0), (1, 1), (2, 4)]
-    assert "payload" not in path.read_text()                 # the key, not the whole job
+    assert "payload" not in path.read_text(encoding="utf-8")                 # the key, not the whole job
     later = [{"id": k, "payload": ""} for k in (2, 3)]       # a later round, same file
     seen.clear()
     assert resumable_map(square_of_id, later, path, progress=False, strict=False,
@@ -199,7 +199,7 @@ def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
         status = Path(f"/proc/{pid}/status")
-        return not (status.exists() and "State:\tZ" in status.read_text())
+        return not (status.exists() and "State:\tZ" in status.read_text(encoding="utf-8"))
     except (ProcessLookupError, FileNotFoundError):
         return False
 

@@ -259,7 +259,7 @@ def test_results_depth_cost_writes_where_out_says(tmp_path, capsys):
     before = shipped.read_bytes() if shipped.exists() else None
     out = tmp_path / "mine.json"
     assert main(["results", "depth-cost", "--max-depth", "1", "--quiet", "--out", str(out)]) == 0
-    rows = json.loads(out.read_text())["rows"]
+    rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
     assert {r["algorithm"] for r in rows} == {"minimax", "alphabeta", "full"}
     assert all(r["depth"] == 1 and r["nodes"] > 0 for r in rows)
     assert (shipped.read_bytes() if shipped.exists() else None) == before
@@ -328,7 +328,7 @@ def test_train_refuses_zero_settings_and_keeps_the_model(tmp_path, capsys, flag,
     assert main(["train", "nets", "ann", "--data", str(_dataset_file(tmp_path / "d.npz")),
                  "--out", str(out), "--quiet", flag, value]) == 2
     _one_error_line(capsys, needle)
-    assert json.loads((out / "ann.json").read_text()) == {"shipped": True}
+    assert json.loads((out / "ann.json").read_text(encoding="utf-8")) == {"shipped": True}
 
 
 def test_train_into_an_unwritable_folder_fails_before_training(tmp_path, capsys, monkeypatch):

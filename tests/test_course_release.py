@@ -62,13 +62,13 @@ def test_the_release_is_notebooks_a_wheel_and_requirements_and_nothing_more(rele
     assert [f for f in files if f.endswith(".ipynb")] == [
         f"notebooks/{p.name}" for p in source_notebooks()]
     assert not [f for f in files if "TEACHING" in f or "policy_labels" in f]
-    lines = [line for line in (out / "requirements.txt").read_text().splitlines()
+    lines = [line for line in (out / "requirements.txt").read_text(encoding="utf-8").splitlines()
              if not line.startswith("#")]
     pins = _pins(REPO_DIR / "requirements.txt")
     assert lines[0] == f"./{wheel.name}"
     assert lines[1:] == [pins[name] for name in ("numpy", "chess", "matplotlib", "ipywidgets",
                                                   "tqdm", "jupyterlab", "nbval", "pytest")]
-    assert str(REPO_DIR) not in (out / "requirements.txt").read_text()
+    assert str(REPO_DIR) not in (out / "requirements.txt").read_text(encoding="utf-8")
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
     shipped = {f"chesslab/data/{p.relative_to(DATA_DIR).as_posix()}" for pattern in SHIPPED_DATA
@@ -111,7 +111,7 @@ def test_the_student_requirements_pin_what_the_guide_tells_students_to_run(tmp_p
     repo.mkdir()
     shutil.copyfile(REPO_DIR / "pyproject.toml", repo / "pyproject.toml")
     (repo / "requirements.txt").write_text("\n".join(
-        line for line in (REPO_DIR / "requirements.txt").read_text().splitlines()
+        line for line in (REPO_DIR / "requirements.txt").read_text(encoding="utf-8").splitlines()
         if not line.startswith(("pytest", "nbval"))) + "\n")
     with pytest.raises(ValueError, match="pins no version of nbval, pytest"):
         student_requirements("chesslab-0-py3-none-any.whl", repo=repo)

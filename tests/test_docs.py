@@ -26,7 +26,7 @@ def slug(heading: str) -> str:
 
 def anchors(path: Path) -> set:
     seen, found = {}, set()
-    for m in re.finditer(r"^#{1,6} (.+?)\s*#*$", _prose(path.read_text()), re.M):
+    for m in re.finditer(r"^#{1,6} (.+?)\s*#*$", _prose(path.read_text(encoding="utf-8")), re.M):
         a = slug(m.group(1).replace("`", ""))
         found.add(a if a not in seen else f"{a}-{seen[a]}")
         seen[a] = seen.get(a, 0) + 1
@@ -34,7 +34,7 @@ def anchors(path: Path) -> set:
 
 
 def broken_links(path: Path) -> list:
-    text = re.sub(r"`[^`\n]*`", "", _prose(path.read_text()))
+    text = re.sub(r"`[^`\n]*`", "", _prose(path.read_text(encoding="utf-8")))
     broken = []
     for target in re.findall(r"!?\[[^\]]*\]\(([^)\s]+)\)", text):
         if re.match(r"[a-z]+://|mailto:", target):
@@ -76,7 +76,7 @@ def test_every_link_resolves(path):
 
 @pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_chesslab_name_imports(path):
-    assert sorted(n for n in dotted_names(path.read_text()) if not resolves(n)) == []
+    assert sorted(n for n in dotted_names(path.read_text(encoding="utf-8")) if not resolves(n)) == []
 
 
 def test_the_checks_catch_a_broken_link_and_a_gone_name(tmp_path):
@@ -84,12 +84,12 @@ def test_the_checks_catch_a_broken_link_and_a_gone_name(tmp_path):
     doc.write_text("# Top\n[ok](#top) [gone](#nowhere) [file](missing.md)\n"
                    "`chesslab.search.search` and `chesslab.arena.match`\n")
     assert broken_links(doc) == ["#nowhere (no such heading)", "missing.md (no such file)"]
-    assert sorted(n for n in dotted_names(doc.read_text()) if not resolves(n)) == \
+    assert sorted(n for n in dotted_names(doc.read_text(encoding="utf-8")) if not resolves(n)) == \
         ["chesslab.arena.match"]
 
 
 def test_architecture_lists_every_module_of_every_layer():
-    text = (ROOT / "ARCHITECTURE.md").read_text()
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
     missing = []
     for layer in sorted(p for p in (ROOT / "chesslab").iterdir() if (p / "__init__.py").exists()):
         modules = [p.stem for p in layer.glob("*.py") if p.stem != "__init__"]
@@ -100,7 +100,7 @@ def test_architecture_lists_every_module_of_every_layer():
 
 
 def test_the_readme_is_a_front_page():
-    lines = (ROOT / "README.md").read_text().splitlines()
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines"
 
 
@@ -115,7 +115,7 @@ def test_each_teaching_session_plan_adds_up_to_its_length():
             found[m.group(1).strip()] = (int(m.group(2)), sum(map(int, parts)))
         return found
 
-    found = plans((ROOT / "TEACHING.md").read_text())
+    found = plans((ROOT / "TEACHING.md").read_text(encoding="utf-8"))
     assert len(found) >= 13 and all(total for _, total in found.values())
     assert {name: v for name, v in found.items() if v[0] != v[1]} == {}
     planted = "### Session 99 · x (90 min)\n\n| part | minutes |\n|---|---|\n| a | 40 |\n| b | 45 |\n"

@@ -11,7 +11,7 @@ def test_a_stopped_match_resumes_from_its_checkpoint(tmp_path):
     path = tmp_path / "match.jsonl"
     full = matches.run_match("material:1", "random", games=4, workers=1, max_plies=40,
                              progress=False, checkpoint=path)
-    lines = path.read_text().splitlines()
+    lines = path.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2                                # one line per opening (2 games)
     # keep the first pair and a torn last line, as a run killed mid-write leaves it
     path.write_text(lines[0] + "\n" + lines[1][:25])

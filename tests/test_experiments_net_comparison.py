@@ -32,7 +32,7 @@ def test_every_net_got_the_same_recipe_and_positions_and_stopped_early(compared)
     assert data["recipe"]["train_positions"] == 150
     assert len({r["train_examples"] for r in runs.values()}) == 1     # the same examples
     for key, run in runs.items():
-        doc = json.loads((models / f"{run['net']}_seed{run['seed']}.json").read_text())
+        doc = json.loads((models / f"{run['net']}_seed{run['seed']}.json").read_text(encoding="utf-8"))
         config = doc["chesslab"]["training"]["config"]
         assert {k: v for k, v in config.items() if k != "seed"} == data["recipe"]["config"]
         assert config["seed"] == run["seed"]
@@ -51,17 +51,17 @@ def test_every_net_got_the_same_recipe_and_positions_and_stopped_early(compared)
 
 def test_the_results_file_round_trips_and_a_rerun_trains_nothing(compared, tiny, monkeypatch):
     data, out, models = compared
-    assert json.loads(out.read_text()) == json.loads(json.dumps(data))
+    assert json.loads(out.read_text(encoding="utf-8")) == json.loads(json.dumps(data))
     monkeypatch.setattr(nc, "fit", lambda *a, **k: pytest.fail("retrained a stored net"))
     again = nc.measure_net_comparison(("ann", "cnn"), (0, 1), train_positions=150, sample=24,
                                       config=TINY, dataset=tiny, out=out, models_dir=models,
                                       progress=False)
-    assert again == json.loads(out.read_text())
+    assert again == json.loads(out.read_text(encoding="utf-8"))
 
 
 def test_resuming_trains_only_the_missing_nets(compared, tiny, tmp_path):
     data, out, models = compared
-    partial = json.loads(out.read_text())
+    partial = json.loads(out.read_text(encoding="utf-8"))
     del partial["runs"]["cnn@1"]
     path = tmp_path / "net_comparison.json"
     path.write_text(json.dumps(partial))

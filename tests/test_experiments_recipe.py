@@ -59,7 +59,7 @@ def uninterrupted(tiny, tmp_path_factory):
 def test_one_row_per_net_and_step_in_order_with_its_command(uninterrupted):
     data, out = uninterrupted
     assert [(r["net"], r["step"]) for r in data["rows"]] == EXPECTED
-    assert json.loads(out.read_text()) == data
+    assert json.loads(out.read_text(encoding="utf-8")) == data
     assert data["command"] == "python -m chesslab results recipe --nets ann linear"
     assert data["sample"] == SAMPLE and data["dataset"]["positions"] == 400
     # each step adds its switch to the ones above
@@ -77,7 +77,7 @@ def test_a_stopped_run_resumes_to_the_same_rows(uninterrupted, tiny, tmp_path, m
     with pytest.raises(KeyboardInterrupt):
         recipe.measure_recipe(NETS, dataset=tiny, sample=SAMPLE, progress=False, out=out,
                               command="first")
-    stored = json.loads(out.read_text())
+    stored = json.loads(out.read_text(encoding="utf-8"))
     assert [(r["net"], r["step"]) for r in stored["rows"]] == EXPECTED[:1]
 
     calls = _counting_train(monkeypatch)
@@ -87,7 +87,7 @@ def test_a_stopped_run_resumes_to_the_same_rows(uninterrupted, tiny, tmp_path, m
     assert data["rows"][0] == stored["rows"][0]
     assert [_without_timings(r) for r in data["rows"]] == \
         [_without_timings(r) for r in whole["rows"]]
-    assert json.loads(out.read_text()) == data and data["command"] == "second"
+    assert json.loads(out.read_text(encoding="utf-8")) == data and data["command"] == "second"
 
     calls = _counting_train(monkeypatch)                   # complete: nothing to train
     again = recipe.measure_recipe(NETS, dataset=tiny, sample=SAMPLE, progress=False, out=out)
@@ -96,7 +96,7 @@ def test_a_stopped_run_resumes_to_the_same_rows(uninterrupted, tiny, tmp_path, m
 
 def test_a_file_from_another_dataset_sample_or_nets_is_refused(uninterrupted, tiny):
     _, out = uninterrupted
-    before = out.read_text()
+    before = out.read_text(encoding="utf-8")
     with pytest.raises(ValueError, match="another dataset or search sample"):
         recipe.measure_recipe(NETS, dataset=tiny, sample=SAMPLE + 1, progress=False, out=out)
     other = _material_dataset(n=200, seed=5)
@@ -104,7 +104,7 @@ def test_a_file_from_another_dataset_sample_or_nets_is_refused(uninterrupted, ti
         recipe.measure_recipe(NETS, dataset=other, sample=SAMPLE, progress=False, out=out)
     with pytest.raises(ValueError, match="rows this run would not make.*linear"):
         recipe.measure_recipe(("ann",), dataset=tiny, sample=SAMPLE, progress=False, out=out)
-    assert out.read_text() == before
+    assert out.read_text(encoding="utf-8") == before
 
 
 def test_an_unknown_net_is_refused_by_name(tiny):
@@ -117,12 +117,12 @@ def test_the_command_line_resumes_records_its_command_and_refuses_clearly(
     from chesslab.cli import main
     whole, stored = uninterrupted
     out = tmp_path / "recipe.json"
-    out.write_text(stored.read_text())
+    out.write_text(stored.read_text(encoding="utf-8"))
     monkeypatch.setattr(recipe, "load", lambda: tiny)
     calls = _counting_train(monkeypatch)
     argv = ["results", "recipe", "--nets", *NETS, "--sample", str(SAMPLE), "--out", str(out)]
     assert main(argv) == 0 and calls == []                 # every row stored: none trained
-    data = json.loads(out.read_text())
+    data = json.loads(out.read_text(encoding="utf-8"))
     assert data["command"] == "python -m chesslab " + " ".join(argv)
     assert data["rows"] == whole["rows"]
     argv[argv.index("--sample") + 1] = str(SAMPLE + 1)

@@ -69,7 +69,7 @@ def test_images_in_markdown_exist(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_each_notebook_ends_with_further_reading(path):
-    last = json.loads(path.read_text())["cells"][-1]
+    last = json.loads(path.read_text(encoding="utf-8"))["cells"][-1]
     text = "".join(last["source"])
     assert last["cell_type"] == "markdown" and text.startswith("## Further reading")
     assert "source this notebook follows" in text and "chessprogramming.org/" in text
@@ -161,7 +161,7 @@ def stored_output_text(nb) -> str:
                          ids=lambda r: f"{r[0][:2]}-{r[1]}-{getattr(r[2], '__name__', r[2])}")
 def test_numbers_from_results_files_are_the_files_numbers_now(row):
     notebook, filename, key, fmt = row
-    value = results_value(json.loads((RESULTS / filename).read_text()), key)
+    value = results_value(json.loads((RESULTS / filename).read_text(encoding="utf-8")), key)
     shown = fmt.format(value)
     nb = json.loads((NOTEBOOKS[0].parent / f"{notebook}.ipynb").read_text(encoding="utf-8"))
     assert re.search(rf"(?<![\d.]){re.escape(shown)}(?!\d)", stored_output_text(nb)), (

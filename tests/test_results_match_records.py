@@ -52,7 +52,7 @@ def test_a_planted_normal_interval_is_found_and_rerated_in_place(tmp_path):
     with pytest.raises(AssertionError, match="interval95"):     # the check above fails
         test_every_stored_match_record_agrees_with_its_counts(path)
     assert rerate_results_file(path, write=False) == [("/matches[1]", ["interval95"])]
-    assert path.read_text() == json.dumps(doc, indent=1)        # --check writes nothing
+    assert path.read_text(encoding="utf-8") == json.dumps(doc, indent=1)        # --check writes nothing
     assert rerate_results_file(path) == [("/matches[1]", ["interval95"])]
     after = read_json(path)
     assert rerate_results_file(path, write=False) == []
@@ -61,7 +61,7 @@ def test_a_planted_normal_interval_is_found_and_rerated_in_place(tmp_path):
     assert after["matches"][1]["interval95"] == [round(low, 4), round(high, 4)]
     # everything else is the file as it was, key order included
     doc["matches"][1]["interval95"] = after["matches"][1]["interval95"]
-    assert path.read_text() == json.dumps(doc, indent=1)
+    assert path.read_text(encoding="utf-8") == json.dumps(doc, indent=1)
 
 
 def test_appending_a_match_writes_no_stale_record_back(tmp_path):

@@ -115,7 +115,7 @@ def _games_file(path):
 def test_data_leaves_searches_with_the_network_file_given_by_model(tmp_path, monkeypatch):
     """--model reaches the search: the nnue that searches is the given file's, and the
     run's metadata carries that file's fingerprint, not the shipped one's."""
-    network = json.loads((MODELS_DIR / "nnue.json").read_text())
+    network = json.loads((MODELS_DIR / "nnue.json").read_text(encoding="utf-8"))
     network["bias3"] = [b + 1.0 for b in network["bias3"]]       # another evaluation
     retrained = tmp_path / "my_models" / "nnue.json"
     retrained.parent.mkdir()

@@ -122,7 +122,7 @@ def lab_server(work: Path, home: Path):
                 break
             except OSError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("JupyterLab did not start:\n" + (home / "jupyterlab.log").read_text()[-3000:])
+                    pytest.fail("JupyterLab did not start:\n" + (home / "jupyterlab.log").read_text(encoding="utf-8")[-3000:])
                 time.sleep(0.3)
         yield base, token
     finally:
