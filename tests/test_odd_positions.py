@@ -2,6 +2,7 @@
 the reason, positions without a move end clearly, draws by rule that still have moves
 are played (a GUI asks for a move there), and nothing changes the board it is given."""
 import threading
+import time
 
 import chess
 import pytest
@@ -121,3 +122,46 @@ def test_the_uci_engine_names_what_is_wrong_with_a_fen():
     assert len(said) == 2 and "Chess960" in said[0] and "HFhf" in said[0]
     assert "not to move is in check" in said[1]
     assert uci.board == chess.Board()                  # the position is unchanged
+
+
+#: Nine queens a side: captures and checks everywhere, so that even a depth-1 search with
+#: quiescence does not end in any time a game has.
+QUEENS = "3Q1q1Q/5Q1q/kq2qQ2/2q5/4QQ2/K4Q2/1Qq1qq2/4qQ2 w - - 0 1"
+
+
+def answered_within(func, seconds=120.0):
+    """func()'s value, or a failure if it has not returned after ``seconds`` (a guard
+    against a search that never ends, not a measurement)."""
+    box = {}
+    worker = threading.Thread(target=lambda: box.setdefault("value", func()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), "the search did not answer"
+    return box["value"]
+
+
+def test_a_time_limit_ends_even_a_first_iteration_that_would_never_end():
+    board = chess.Board(QUEENS)
+    result = answered_within(lambda: search(board, "material", time_limit=0.2))
+    assert board.is_legal(result.move) and result.pv == [result.move]
+    assert result.depth == 0                       # not even depth 1 was finished
+    assert board.fen() == QUEENS
+    player = SearchPlayer("pst", time_limit=0.2)
+    assert board.is_legal(answered_within(lambda: player.choose_move(board)))
+
+
+def test_stop_ends_a_first_iteration_that_would_never_end():
+    lines = []
+    uci = UciEngine("pst", write=lines.append)
+    uci.handle("position fen " + QUEENS)
+    uci.handle("go infinite")
+    threading.Timer(0.2, uci.handle, args=("stop",)).start()
+
+    def bestmove():
+        while not any(line.startswith("bestmove") for line in lines):
+            time.sleep(0.01)
+        return [line for line in lines if line.startswith("bestmove")]
+
+    best = answered_within(bestmove)
+    assert len(best) == 1 and chess.Board(QUEENS).is_legal(chess.Move.from_uci(best[0].split()[1]))
+    uci.halt()

@@ -117,7 +117,8 @@ def info_line(depth, score, nodes, seconds, pv, board, multipv=None) -> str:
 
 class StopClock(Clock):
     """The search's clock with a stop button: once ``stop`` (a ``threading.Event``) is
-    set, no iteration after the first starts and a started one is abandoned."""
+    set, no iteration after the first starts and a started one is abandoned (the first
+    too: the searcher then plays the best root move it had searched, or its first)."""
 
     def __init__(self, time_limit=None, node_limit=None, stop=None, optimum=None):
         super().__init__(time_limit, node_limit, optimum)
@@ -126,9 +127,8 @@ class StopClock(Clock):
     def start_iteration(self, depth, nodes):
         if depth > 1 and self.stop is not None and self.stop.is_set():
             return False
-        going = super().start_iteration(depth, nodes)
-        self.live = going and depth > 1       # the first iteration is never abandoned
-        return going
+        self.live = super().start_iteration(depth, nodes)
+        return self.live
 
     def check(self, nodes):
         if self.live and self.stop is not None and self.stop.is_set():

@@ -54,7 +54,7 @@ OPTIMUM_SCALE = 0.6
 MAXIMUM_SCALE = 3.0
 #: Seconds kept aside per move for the pipe, the process and a busy machine.
 DEFAULT_OVERHEAD = 0.1
-#: The least budget given (the search's first iteration always completes anyway).
+#: The least budget given.
 MIN_MOVE_TIME = 0.01
 
 _TC = re.compile(r"^\s*(?P<base>\d+(?:\.\d*)?)\s*(?:\+\s*(?P<inc>\d+(?:\.\d*)?))?\s*$")

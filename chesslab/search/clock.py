@@ -12,8 +12,11 @@ finished. With a limit, two rules decide when to stop:
   root move it had searched fully, the first one (the last iteration's best) or a later
   one that beat it.
 
-The first iteration always completes, so there is always a move to play. A budget of
-positions gives the same answer on a busy machine as on a quiet one; seconds do not.
+The first iteration is never cut short by a budget of positions, and by seconds only
+once the whole time limit is spent: in a position so full of captures that even depth 1
+does not end (nine queens a side) the search must still answer, with the best root move
+it had searched fully or else the first in its move order. A budget of positions gives
+the same answer on a busy machine as on a quiet one; seconds do not.
 """
 from __future__ import annotations
 
@@ -38,7 +41,9 @@ class Clock:
         self.time_limit, self.node_limit = time_limit, node_limit
         self.optimum = (None if time_limit is None else
                         0.5 * time_limit if optimum is None else min(optimum, time_limit))
-        self.deadline = self.max_nodes = math.inf   # nothing stops the first iteration
+        # the first iteration: no budget of positions stops it, the whole time limit does
+        self.deadline = math.inf if time_limit is None else self.start + time_limit
+        self.max_nodes = math.inf
 
     def seconds(self) -> float:
         return time.perf_counter() - self.start

@@ -138,6 +138,9 @@ class Searcher:
             best = done[1][0][0]
             if abs(best) >= MATE_THRESHOLD and MATE - abs(best) <= d:
                 break  # a mate within the searched depth: deeper cannot change it
+        if done is None:    # depth 1 overran the whole budget: the first move in order
+            first, value = self._order_root(root, moves, None)[0], self.evaluator.evaluate(root)
+            done = 0, [(white_to_side(value, root.turn, 0), first, [first])]
         return self._result(root, done, rng, self.clock.seconds())
 
     def quiet_line(self, board: chess.Board):
@@ -234,8 +237,7 @@ class Searcher:
         if done is None:
             return partial
         moves = {m for _, m, _ in exact}
-        # The partial iteration searched the previous best first: keep its verdicts,
-        # then the previous iteration's other moves.
+        # The partial iteration searched the previous best first: its verdicts, then the rest.
         return depth, exact + [item for item in done[1] if item[1] not in moves]
 
     def _result(self, board, done, rng, seconds):
@@ -305,10 +307,9 @@ class Searcher:
             return self._note("reverse futility", stand, static=stand)
         if (self.null_move and depth >= 3 and ply > 0 and not in_check
                 and beta < MATE_THRESHOLD and self._has_pieces(board)):
-            # Null move: let the opponent move twice. If a search two plies shallower
-            # than a real move's (depth - 3) still reaches beta, a real move will too.
-            # Not in check (passing would be illegal), not with only king and pawns
-            # (zugzwang is common there).
+            # Null move: let the opponent move twice; if a search two plies shallower than
+            # a real move's (depth - 3) still reaches beta, a real move will too. Not in check
+            # (passing is illegal), not with only king and pawns (zugzwang is common there).
             self._push(board, chess.Move.null())
             score = -self._negamax(board, depth - 3, -beta, -beta + 1, ply + 1, False)
             self._pop(board)
@@ -489,8 +490,7 @@ def search(board: chess.Board, evaluator, depth: int | None = None,
     switches of ``SWITCHES`` (True/False) and multipv (how many root scores to make exact).
     """
     if isinstance(evaluator, str):
-        # A name is looked up here, not at import: the searcher itself needs only an
-        # object with evaluate(board), so importing it loads no model or data code.
+        # looked up here, not at import: importing the searcher loads no model or data code
         from chesslab.evaluators.registry import load_evaluator
         evaluator = load_evaluator(evaluator)
     if not isinstance(board, chess.Board):
