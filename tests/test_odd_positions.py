@@ -165,3 +165,22 @@ def test_stop_ends_a_first_iteration_that_would_never_end():
     best = answered_within(bestmove)
     assert len(best) == 1 and chess.Board(QUEENS).is_legal(chess.Move.from_uci(best[0].split()[1]))
     uci.halt()
+
+
+@pytest.mark.parametrize("spec", ["pst", "pst:2"])
+def test_go_depth_0_searches_one_ply_not_forever(spec):
+    """A depth below 1 means the least search, not "no depth given" (which searched
+    until stop, past the spec's own depth)."""
+    lines = []
+    uci = UciEngine(spec, write=lines.append)
+    uci.handle("position startpos")
+    uci.handle("go depth 0")
+
+    def bestmove():
+        while not any(line.startswith("bestmove") for line in lines):
+            time.sleep(0.01)
+        return lines
+
+    said = answered_within(bestmove, 60.0)
+    assert {line.split()[2] for line in said if line.startswith("info depth")} == {"1"}
+    uci.halt()

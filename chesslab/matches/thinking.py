@@ -246,7 +246,7 @@ class SearchThinker(Thinker):
                               0.5 * seconds)
         else:
             depth, seconds, nodes = p.depth, p.time_limit, None
-        depth = max(1, min(depth or DEEPEST, DEEPEST))
+        depth = DEEPEST if depth is None else max(1, min(depth, DEEPEST))   # go depth 0: 1
         seconds = _FOREVER if seconds is None else max(seconds, 1e-3)
         reported = {}
 
