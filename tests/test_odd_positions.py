@@ -184,3 +184,14 @@ def test_go_depth_0_searches_one_ply_not_forever(spec):
     said = answered_within(bestmove, 60.0)
     assert {line.split()[2] for line in said if line.startswith("info depth")} == {"1"}
     uci.halt()
+
+
+def test_stockfish_elo_0_is_asked_for_not_replaced_by_the_default(monkeypatch):
+    import chesslab.matches.players as players_module
+    asked = {}
+    monkeypatch.setattr(players_module, "StockfishPlayer",
+                        lambda **kwargs: asked.update(kwargs))
+    players_module.make_player("stockfish:0")
+    assert asked["elo"] == 0                     # Stockfish then names its own range
+    players_module.make_player("stockfish")
+    assert asked["elo"] == 1350

@@ -270,7 +270,8 @@ def make_player(spec, seed: int = 0, model=None) -> Player:
         if arg and arg.startswith("skill="):
             level = PlayerSpec("stockfish", arg[6:]).number
             return StockfishPlayer(skill=level, time_limit=seconds, seed=seed, name=str(parsed))
-        return StockfishPlayer(elo=parsed.number or 1350, time_limit=seconds, seed=seed,
+        elo = 1350 if parsed.number is None else parsed.number    # stockfish:0 is refused
+        return StockfishPlayer(elo=elo, time_limit=seconds, seed=seed,
                                name=str(parsed))
     if name == "mcts":
         return mcts_player(parsed.number, time_limit, seed=seed, name=str(parsed), model=model)
