@@ -40,8 +40,9 @@ def clocks_of(game):
 
 
 def test_two_course_players_on_a_tiny_clock_finish_without_flagging():
-    # A clock this small flagged on a machine several times oversubscribed (seen at a
-    # load of 11 on 2 cores with 2+0.05).
+    # A search's first iteration is not cut short before a second, so a clock this small
+    # flags on a machine several times oversubscribed (seen at a load of 11 on 2 cores
+    # with 2+0.05).
     game = play_game(on_clock(make_player("pst")), on_clock(make_player("material", seed=1)),
                      clock=(3, 0.1), max_plies=20, opening="e2e4 e7e5")
     assert game.headers["Termination"] != TIME_FORFEIT

@@ -150,6 +150,28 @@ def test_a_time_limit_ends_even_a_first_iteration_that_would_never_end():
     assert board.is_legal(answered_within(lambda: player.choose_move(board)))
 
 
+def test_a_tiny_time_limit_still_completes_a_normal_first_iteration():
+    """Only a first iteration that overruns ``FIRST_ITERATION_SECONDS`` is cut short: a
+    millisecond (``go movetime`` below the move overhead) still searches depth 1."""
+    kiwipete = chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    full = search(kiwipete, "pst", depth=1)
+    quick = search(kiwipete, "pst", time_limit=0.001)
+    assert (quick.depth, quick.move, quick.score) == (1, full.move, full.score)
+    lines = []
+    uci = UciEngine("pst", write=lines.append)        # reads its clock every 64 positions
+    uci.handle("position fen " + kiwipete.fen())
+    uci.handle("go movetime 1")
+
+    def bestmove():
+        while not any(line.startswith("bestmove") for line in lines):
+            time.sleep(0.01)
+        return lines
+
+    said = answered_within(bestmove, 60.0)
+    assert {line.split()[2] for line in said if line.startswith("info depth")} == {"1"}
+    uci.halt()
+
+
 def test_stop_ends_a_first_iteration_that_would_never_end():
     lines = []
     uci = UciEngine("pst", write=lines.append)

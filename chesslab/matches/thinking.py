@@ -36,7 +36,7 @@ import chess
 from chesslab.board.scores import is_mate_score, mate_in
 from chesslab.matches.players import SearchPlayer
 from chesslab.matches.specs import parse_spec
-from chesslab.search.clock import Clock, OutOfTime
+from chesslab.search.clock import FIRST_ITERATION_SECONDS, Clock, OutOfTime
 from chesslab.search.mcts import MCTSPlayer, MCTSResult, best_index
 from chesslab.search.searcher import Searcher
 
@@ -118,7 +118,7 @@ def info_line(depth, score, nodes, seconds, pv, board, multipv=None) -> str:
 class StopClock(Clock):
     """The search's clock with a stop button: once ``stop`` (a ``threading.Event``) is
     set, no iteration after the first starts and a started one is abandoned (the first
-    too: the searcher then plays the best root move it had searched, or its first)."""
+    only after ``search.clock.FIRST_ITERATION_SECONDS``, as by its time limit)."""
 
     def __init__(self, time_limit=None, node_limit=None, stop=None, optimum=None):
         super().__init__(time_limit, node_limit, optimum)
@@ -127,11 +127,13 @@ class StopClock(Clock):
     def start_iteration(self, depth, nodes):
         if depth > 1 and self.stop is not None and self.stop.is_set():
             return False
-        self.live = super().start_iteration(depth, nodes)
-        return self.live
+        going = super().start_iteration(depth, nodes)
+        self.live = going and depth > 1       # the first iteration: see check
+        return going
 
     def check(self, nodes):
-        if self.live and self.stop is not None and self.stop.is_set():
+        if self.stop is not None and self.stop.is_set() and (
+                self.live or self.seconds() > FIRST_ITERATION_SECONDS):
             raise OutOfTime(None)
         super().check(nodes)
 

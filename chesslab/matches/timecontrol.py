@@ -54,7 +54,8 @@ OPTIMUM_SCALE = 0.6
 MAXIMUM_SCALE = 3.0
 #: Seconds kept aside per move for the pipe, the process and a busy machine.
 DEFAULT_OVERHEAD = 0.1
-#: The least budget given.
+#: The least budget given (a search's first iteration is not cut short before
+#: ``search.clock.FIRST_ITERATION_SECONDS`` anyway).
 MIN_MOVE_TIME = 0.01
 
 _TC = re.compile(r"^\s*(?P<base>\d+(?:\.\d*)?)\s*(?:\+\s*(?P<inc>\d+(?:\.\d*)?))?\s*$")

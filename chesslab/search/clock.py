@@ -12,17 +12,23 @@ finished. With a limit, two rules decide when to stop:
   root move it had searched fully, the first one (the last iteration's best) or a later
   one that beat it.
 
-The first iteration is never cut short by a budget of positions, and by seconds only
-once the whole time limit is spent: in a position so full of captures that even depth 1
-does not end (nine queens a side) the search must still answer, with the best root move
-it had searched fully or else the first in its move order. A budget of positions gives
-the same answer on a busy machine as on a quiet one; seconds do not.
+The first iteration completes, so there is always a searched move to play: a budget of
+positions never cuts it short, and seconds (or a GUI's stop) only after
+``FIRST_ITERATION_SECONDS`` or the whole time limit, whichever is longer. In a normal
+position depth 1 ends long before; in one so full of captures that it never ends (nine
+queens a side) the search must still answer, with the best root move it had searched
+fully or else the first in its move order. A budget of positions gives the same answer
+on a busy machine as on a quiet one; seconds do not.
 """
 from __future__ import annotations
 
 import math
 import numbers
 import time
+
+
+#: Seconds before which nothing but its end stops a search's first iteration.
+FIRST_ITERATION_SECONDS = 1.0
 
 
 class OutOfTime(Exception):
@@ -41,8 +47,9 @@ class Clock:
         self.time_limit, self.node_limit = time_limit, node_limit
         self.optimum = (None if time_limit is None else
                         0.5 * time_limit if optimum is None else min(optimum, time_limit))
-        # the first iteration: no budget of positions stops it, the whole time limit does
-        self.deadline = math.inf if time_limit is None else self.start + time_limit
+        # the first iteration: no budget of positions stops it, seconds only after a while
+        self.deadline = (math.inf if time_limit is None else
+                         self.start + max(time_limit, FIRST_ITERATION_SECONDS))
         self.max_nodes = math.inf
 
     def seconds(self) -> float:
