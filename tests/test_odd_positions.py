@@ -217,3 +217,14 @@ def test_stockfish_elo_0_is_asked_for_not_replaced_by_the_default(monkeypatch):
     assert asked["elo"] == 0                     # Stockfish then names its own range
     players_module.make_player("stockfish")
     assert asked["elo"] == 1350
+
+
+def test_a_movetime_at_or_below_the_overhead_still_leaves_half_of_it():
+    """``go movetime 100`` with the default 100 ms overhead left a player one millisecond:
+    a network or a student's function never answered in it and its first legal move was
+    played instead; the overhead now takes at most half."""
+    uci = UciEngine("random", write=lambda line: None)
+    for movetime, seconds in ((100, 0.05), (30, 0.015), (0, 0.0005), (-5, 0.0005),
+                              (1000, 0.9)):
+        limits, problems = uci.limits(["movetime", str(movetime)])
+        assert limits.seconds == pytest.approx(seconds) and not problems

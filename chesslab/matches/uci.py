@@ -254,8 +254,9 @@ class UciEngine:
                                  togo if togo and togo > 0 else None, self.overhead)
             on_clock = self.thinker.clock_limits(budget, started)
             limits.seconds, limits.optimum = on_clock.seconds, on_clock.optimum
-        if "movetime" in given:
-            movetime = max(given["movetime"] / 1000 - self.overhead, 0.001)
+        if "movetime" in given:     # the overhead kept aside, but never half of the time
+            asked = max(given["movetime"] / 1000, 0.001)
+            movetime = asked - min(self.overhead, asked / 2)
             limits.seconds = movetime if limits.seconds is None else min(limits.seconds,
                                                                          movetime)
         if infinite:
