@@ -10,12 +10,15 @@ import pytest
 from chesslab.board.encoding import as_board
 from chesslab.board.game import play_game
 from chesslab.board.rules import check_position, position_problems
+from chesslab.board.scores import MATE
 from chesslab.evaluators.policy_value import PolicyValueNet
+from chesslab.evaluators.registry import load_evaluator
 from chesslab.matches.players import PolicyPlayer, RandomPlayer, SearchPlayer
 from chesslab.matches.thinking import Limits, thinker_for
 from chesslab.matches.uci import UciEngine
 from chesslab.search.mcts import MCTS, MCTSPlayer
 from chesslab.search.searcher import search
+from chesslab.search.tree import GameTree
 
 #: Impossible positions python-chess parses (and even generates moves in), with a word
 #: of the reason each must be refused with.
@@ -228,3 +231,11 @@ def test_a_movetime_at_or_below_the_overhead_still_leaves_half_of_it():
                               (1000, 0.9)):
         limits, problems = uci.limits(["movetime", str(movetime)])
         assert limits.seconds == pytest.approx(seconds) and not problems
+
+
+@pytest.mark.parametrize("fen, value", [(MATED, -MATE), (STALEMATE, 0)])
+def test_the_teaching_tree_at_a_finished_game_has_no_move_to_choose(fen, value):
+    tree = GameTree(chess.Board(fen), load_evaluator("material"), depth=2)
+    assert tree.alphabeta() == (None, 1)
+    move, path = tree.minimax()
+    assert move is None and path == [tree.root] and tree.root.value == value

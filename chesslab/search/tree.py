@@ -141,9 +141,9 @@ class GameTree:
         for entry in log:
             node = entry["node"]
             node.visited, node.value, node.bound = True, entry["value"], entry["bound"]
-        best = next(c for c in self.root.children if c.value == self.root.value)
+        best = next((c.move for c in self.root.children if c.value == self.root.value), None)
         visited = sum(1 for node in self.nodes() if node.visited)
-        return best.move, visited
+        return best, visited              # no move (None) when the game is over at the root
 
     def nodes(self, node=None):
         """Every node of the subtree under ``node`` (default: the whole tree), root first."""
