@@ -16,7 +16,9 @@ Commands: ``uci``, ``debug``, ``isready``, ``setoption name N [value V]``,
 binc movestogo movetime depth nodes infinite``), ``stop``, ``ponderhit``, ``quit``.
 Options: ``Player`` (another spec), ``MultiPV`` (alpha-beta players), ``Move Overhead``.
 Bad input never ends the engine: an unknown command or a position, move or option it
-cannot read gets an ``info string`` naming the problem, and nothing else changes.
+cannot read gets an ``info string`` naming the problem, and nothing else changes. It
+plays standard chess (no ``UCI_Chess960`` option): a FEN whose castling rights need
+Chess960 is refused, saying so; castling may be sent as e1g1 or as king takes rook.
 """
 from __future__ import annotations
 
