@@ -239,3 +239,27 @@ def test_the_teaching_tree_at_a_finished_game_has_no_move_to_choose(fen, value):
     assert tree.alphabeta() == (None, 1)
     move, path = tree.minimax()
     assert move is None and path == [tree.root] and tree.root.value == value
+
+
+def test_mcts_keeps_its_tree_only_for_the_same_game():
+    """A tree grown where a line repeats the game's positions (a draw there) is not
+    reused for the same FEN reached without that history: the search of a board does
+    not depend on the boards searched before it."""
+    game = chess.Board()
+    for uci in "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6".split():
+        game.push_uci(uci)                  # f3g1 f6g8 would now repeat the start thrice
+    fen_only = chess.Board(game.fen())
+
+    def visits(boards):
+        player = MCTSPlayer(None, 200, seed=0, draw_value=-1.0)   # a draw is White's loss
+        for board in boards:
+            player.choose_move(board)
+        return player.last_result.visits.tolist()
+
+    assert visits([game, fen_only]) == visits([fen_only])
+    kept = MCTSPlayer(None, 200, seed=0)
+    kept.choose_move(game)
+    after = game.copy()
+    after.push_uci("f3g1")
+    after.push_uci("f6g8")
+    assert kept.mcts._reused_root(after) is not None    # two plies on in the same game

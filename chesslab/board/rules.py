@@ -32,7 +32,7 @@ import chess
 
 from chesslab.board.scores import PIECE_VALUES, material_balance
 
-__all__ = ["position_problems", "check_position", "outcome", "drawn_with_moves_left", "draw_by_rule", "Repetitions", "TERMINATION", "MOVE_CAP",
+__all__ = ["position_problems", "check_position", "history_key", "outcome", "drawn_with_moves_left", "draw_by_rule", "Repetitions", "TERMINATION", "MOVE_CAP",
            "adjudicate_draw", "adjudicate_material", "resign_verdict", "result_for", "points", "result_of", "winner_of", "RESULTS",
            "check_max_plies", "TIME_FORFEIT", "flag_result"]
 
@@ -121,6 +121,14 @@ def draw_by_rule(board: chess.Board) -> bool:
         return not board.is_checkmate()
     return (not (board.pawns | board.rooks | board.queens)
             and board.is_insufficient_material())
+
+
+def history_key(board: chess.Board) -> tuple:
+    """The position with the moves since the last capture or pawn move: what its future
+    repetitions depend on. Two boards with the same key play on alike; two with the same
+    FEN but other histories may not (a search tree kept for one is wrong for the other)."""
+    stack = board.move_stack
+    return board.fen(), tuple(stack[max(len(stack) - board.halfmove_clock, 0):])
 
 
 class Repetitions:

@@ -35,7 +35,7 @@ import numpy as np
 from chesslab.board.encoding import as_board, move_to_index, planes9_batch
 from chesslab.base.files import MODELS_DIR, load_cached
 from chesslab.board.game import Player
-from chesslab.board.rules import check_position, drawn_with_moves_left, outcome
+from chesslab.board.rules import check_position, drawn_with_moves_left, history_key, outcome
 from chesslab.board.scores import MATE
 from chesslab.evaluators.policy_value import load_policy_value, value_to_cp as expected_score_cp
 from chesslab.search.quiet import settle_leaves
@@ -154,7 +154,7 @@ class MCTS:
         self.solve = solve              # let exact results climb the tree (see _backup)
         self.settle = settle            # leaf values where the captures stop (search.quiet)
         self.rng = np.random.default_rng(seed)
-        self.root, self.root_fen = None, None
+        self.root, self.root_key = None, None
         self.noise_draws = 0            # how many times Dirichlet noise was sampled
         self.network_calls = self.last_simulations = 0
         self._root_prior = None
@@ -178,13 +178,12 @@ class MCTS:
             eta = self.rng.dirichlet([self.alpha] * len(root.moves))
             self._root_prior = (1 - self.noise_fraction) * root.prior + self.noise_fraction * eta
             self.noise_draws += 1
-        total = self.simulations if simulations is None else int(simulations)
-        done = 0
+        total, done = self.simulations if simulations is None else int(simulations), 0
         while done < total and root.terminal is None:      # stop once the root is proven
             done += self._run_batch(board, root, min(self.batch_size, total - done))
             if time_limit is not None and time.perf_counter() - start > time_limit:
                 break
-        self.root, self.root_fen, self.last_simulations = root, board.fen(), done
+        self.root, self.root_key, self.last_simulations = root, history_key(board), done
         return root
 
     def _expand_now(self, board, node):
@@ -299,11 +298,12 @@ class MCTS:
                     node.terminal = LOSS_VALUE
 
     def _reused_root(self, board):
-        """The subtree for ``board`` if it is at most 2 plies below the last root."""
+        """The subtree for ``board`` if it is at most 2 plies below the last root, the same
+        game (``history_key``: not a tree grown under another game's repetitions)."""
         if not self.reuse_tree or self.root is None:
             return None
         b, played = board.copy(), []
-        while b.fen() != self.root_fen:
+        while history_key(b) != self.root_key:
             if len(played) == 2 or not b.move_stack:
                 return None
             played.append(b.pop())
@@ -318,7 +318,7 @@ class MCTS:
 
     def reset(self):
         """Forget the tree (a new game)."""
-        self.root = self.root_fen = None
+        self.root = self.root_key = None
 
 
 # ---------------------------------------------------------------------- choosing a move

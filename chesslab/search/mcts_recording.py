@@ -14,7 +14,7 @@ import math
 import chess
 import numpy as np
 
-from chesslab.board.rules import check_position
+from chesslab.board.rules import check_position, history_key
 from chesslab.search.mcts import MCTS, MCTSNode, terminal_value, uniform_evaluate
 
 
@@ -80,7 +80,7 @@ class RecordingMCTS(MCTS):
     def _start_root(self):
         root = MCTSNode()
         self._expand_now(self.board.copy(), root)
-        self.root, self.root_fen, self._root_prior = root, self.board.fen(), root.prior
+        self.root, self.root_key, self._root_prior = root, history_key(self.board), root.prior
         return root
 
     def step(self) -> Simulation:
