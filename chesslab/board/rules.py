@@ -66,7 +66,8 @@ def position_problems(board: chess.Board) -> list:
 
     python-chess parses and even generates moves for such positions (two kings in check,
     a missing king, a pawn on the back rank), so a search would answer nonsense about
-    them instead of failing: every search and player asks here first."""
+    them instead of failing: the searches, MCTS, the players and ``play_game`` ask here
+    first."""
     status = board.status()
     return [words for flag, words in _STATUS_WORDS if status & flag]
 
