@@ -73,7 +73,8 @@ def find_players(folder) -> list[dict]:
     if not folder.is_dir():
         raise FileNotFoundError(f"no folder {folder}: give the folder that holds the "
                                 f"students' .py files")
-    files = sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
+    # by the name's text: Windows orders paths without case, and the pairings follow this order
+    files = sorted((p for p in folder.glob("*.py") if not p.name.startswith("_")), key=lambda p: p.name)
     if not files:
         raise FileNotFoundError(f"no submissions in {folder}: each student's player is "
                                 f"one .py file there (copy players/_template.py)")

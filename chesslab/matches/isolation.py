@@ -31,6 +31,7 @@ from pathlib import Path
 
 import chess
 
+from chesslab.base.text import no_window
 from chesslab.board.game import Player
 
 __all__ = ["IsolatedPlayer", "PlayerFault", "probe_submission", "FAULTS", "LOAD_TIMEOUT"]
@@ -75,7 +76,8 @@ class IsolatedPlayer(Player):
     def start(self) -> dict:
         """Start the child and wait until the file is imported: its hello message
         (``{"name": NAME}``), or ``PlayerFault("did not load", ...)``."""
-        self._folder = tempfile.TemporaryDirectory(prefix="chesslab-player-")
+        self._folder = tempfile.TemporaryDirectory(prefix="chesslab-player-",
+                                                   ignore_cleanup_errors=True)   # Windows: a file still held
         path = Path(self._folder.name) / self.filename
         path.write_text(self.source, encoding="utf-8")
         env = dict(os.environ, CHESSLAB_MOVE_TIME=f"{self.move_time:g}",
@@ -87,7 +89,8 @@ class IsolatedPlayer(Player):
         self.process = subprocess.Popen(
             [sys.executable, "-m", "chesslab.matches.isolation", str(path), str(self.seed)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            cwd=self._folder.name, env=env, text=True, encoding="utf-8", bufsize=1)
+            cwd=self._folder.name, env=env, text=True, encoding="utf-8", bufsize=1,
+            **no_window())
         self._lines = queue.Queue()
         threading.Thread(target=_pump, args=(self.process.stdout, self._lines),
                          daemon=True).start()

@@ -314,7 +314,7 @@ def match(player_a, player_b, games: int = 20, openings=OPENINGS, seed: int = 0,
 def save_pgn(games, path):
     """Write games to one PGN file (atomically)."""
     with atomic_path(path, suffix=".pgn.tmp") as tmp:
-        with open(tmp, "w", encoding="utf-8") as fh:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:   # the same bytes on Windows
             for game in games:
                 print(game, file=fh, end="\n\n")
     return path
