@@ -143,6 +143,16 @@ def answered_within(func, seconds=120.0):
     return box["value"]
 
 
+def uci_lines_until_bestmove(lines, seconds=120.0):
+    """The lines a UciEngine wrote into ``lines`` once one is its bestmove (a failure if
+    none comes within ``seconds``)."""
+    def bestmove():
+        while not any(line.startswith("bestmove") for line in lines):
+            time.sleep(0.01)
+        return lines
+    return answered_within(bestmove, seconds)
+
+
 def test_a_time_limit_ends_even_a_first_iteration_that_would_never_end():
     board = chess.Board(QUEENS)
     result = answered_within(lambda: search(board, "material", time_limit=0.2))
@@ -164,13 +174,7 @@ def test_a_tiny_time_limit_still_completes_a_normal_first_iteration():
     uci = UciEngine("pst", write=lines.append)        # reads its clock every 64 positions
     uci.handle("position fen " + kiwipete.fen())
     uci.handle("go movetime 1")
-
-    def bestmove():
-        while not any(line.startswith("bestmove") for line in lines):
-            time.sleep(0.01)
-        return lines
-
-    said = answered_within(bestmove, 60.0)
+    said = uci_lines_until_bestmove(lines, 60.0)
     assert {line.split()[2] for line in said if line.startswith("info depth")} == {"1"}
     uci.halt()
 
@@ -181,13 +185,7 @@ def test_stop_ends_a_first_iteration_that_would_never_end():
     uci.handle("position fen " + QUEENS)
     uci.handle("go infinite")
     threading.Timer(0.2, uci.handle, args=("stop",)).start()
-
-    def bestmove():
-        while not any(line.startswith("bestmove") for line in lines):
-            time.sleep(0.01)
-        return [line for line in lines if line.startswith("bestmove")]
-
-    best = answered_within(bestmove)
+    best = [line for line in uci_lines_until_bestmove(lines) if line.startswith("bestmove")]
     assert len(best) == 1 and chess.Board(QUEENS).is_legal(chess.Move.from_uci(best[0].split()[1]))
     uci.halt()
 
@@ -200,13 +198,7 @@ def test_go_depth_0_searches_one_ply_not_forever(spec):
     uci = UciEngine(spec, write=lines.append)
     uci.handle("position startpos")
     uci.handle("go depth 0")
-
-    def bestmove():
-        while not any(line.startswith("bestmove") for line in lines):
-            time.sleep(0.01)
-        return lines
-
-    said = answered_within(bestmove, 60.0)
+    said = uci_lines_until_bestmove(lines, 60.0)
     assert {line.split()[2] for line in said if line.startswith("info depth")} == {"1"}
     uci.halt()
 
