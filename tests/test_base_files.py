@@ -1,6 +1,9 @@
 """base.files: an interrupted save keeps the old file; read errors name the file."""
 import json
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -142,3 +145,78 @@ def test_a_file_name_made_of_specs_is_one_file_on_every_system():
         "pst-2_vs_players-anna.py_vs_a-b -1- -x- - y- -"
     assert file_name("mcts@1s_vs_pst@1s_100g_seed0_tc60+0.6") == \
         "mcts@1s_vs_pst@1s_100g_seed0_tc60+0.6"                # the names stored before
+
+
+# A writer that adds ``rows`` distinct rows to a shared file, one update each, starting
+# when the test says go (so the two writers overlap). ``UNLOCKED`` is how the writers
+# updated before (read, change, write atomically, no lock): the race the lock closes.
+_WRITER = """
+import sys, time
+from pathlib import Path
+from chesslab.base.files import read_json, updating_json, write_json_atomic
+path, name, rows, locked = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+(path.parent / f"ready_{name}").touch()
+while not (path.parent / "go").exists():
+    time.sleep(0.001)
+for i in range(rows):
+    if locked:
+        with updating_json(path, new=lambda: {"rows": []}) as doc:
+            doc["rows"].append(f"{name}{i}")
+    else:
+        doc = read_json(path) if path.exists() else {"rows": []}
+        doc["rows"].append(f"{name}{i}")
+        write_json_atomic(path, doc)
+"""
+
+
+def _two_writers(folder, rows, locked):
+    path = folder / "results.json"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(files.__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")])}
+    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(path), name, str(rows),
+                               "1" if locked else "0"], env=env) for name in "ab"]
+    deadline = time.monotonic() + 120
+    while not all((folder / f"ready_{n}").exists() for n in "ab"):
+        assert time.monotonic() < deadline and all(p.poll() is None for p in procs)
+        time.sleep(0.01)
+    (folder / "go").touch()
+    assert [p.wait(timeout=300) for p in procs] == [0, 0]
+    return read_json(path)["rows"]
+
+
+def test_two_processes_updating_one_file_keep_every_row(tmp_path):
+    rows = _two_writers(tmp_path, 150, locked=True)
+    assert sorted(rows) == sorted(f"{n}{i}" for n in "ab" for i in range(150))
+    assert sorted(os.listdir(tmp_path)) == ["go", "ready_a", "ready_b", "results.json"]
+
+
+def test_an_update_that_fails_leaves_the_file_and_no_lock(tmp_path):
+    path = write_json_atomic(tmp_path / "results.json", {"rows": [1]})
+    with pytest.raises(KeyError):
+        with files.updating_json(path) as doc:
+            doc["rows"].append(2)
+            raise KeyError("stopped half-way")
+    assert read_json(path) == {"rows": [1]} and os.listdir(tmp_path) == ["results.json"]
+    with files.updating_json(tmp_path / "new.json", new=lambda: {"rows": []}, indent=1) as doc:
+        with files.updating_json(tmp_path / "new.json") as again:   # nested: same thread
+            assert again == {}          # not written yet
+        doc["rows"].append(3)
+    assert (tmp_path / "new.json").read_text() == json.dumps({"rows": [3]}, indent=1)
+    assert sorted(os.listdir(tmp_path)) == ["new.json", "results.json"]
+
+
+def test_a_lock_left_behind_gives_a_clear_error(tmp_path):
+    path = write_json_atomic(tmp_path / "mcts_tuning.json", {"rows": []})
+    files.lock_path(path).write_text("process 12345 on lab-pc since 2026-11-27 10:00:00\n")
+    with pytest.raises(TimeoutError) as e:
+        with files.updating_json(path, timeout=0.1):
+            pass
+    message = str(e.value)
+    assert str(path) in message and str(files.lock_path(path)) in message
+    assert "process 12345 on lab-pc" in message
+    assert "If no chesslab command is running" in message and "delete" in message
+    assert read_json(path) == {"rows": []}
+    files.lock_path(path).unlink()                       # what the message says to do
+    with files.updating_json(path) as doc:
+        doc["rows"].append(1)
+    assert read_json(path) == {"rows": [1]} and os.listdir(tmp_path) == ["mcts_tuning.json"]

@@ -5,7 +5,8 @@ Everything that writes a model or a dataset goes through ``write_json_atomic`` /
 ``atomic_path``: the data goes to a temporary file beside the target, which is then
 renamed over it, so an interrupted save never leaves a half-written model behind.
 ``load_cached`` reads a model file once and keeps what was built from it until the file
-changes.
+changes. A file that several commands update (results files) is read, changed and
+written under its lock (``updating_json``, ``file_lock``), so none loses another's update.
 """
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ import hashlib
 import json
 import os
 import re
+import socket
 import tempfile
+import threading
 import time
 import zipfile
 import zlib
@@ -125,6 +128,100 @@ def write_json_atomic(path, obj, indent=None) -> Path:
             fh.flush()
             os.fsync(fh.fileno())
     return path
+
+
+#: Seconds a writer waits for another's lock on the same file before it says so: an
+#: update holds it only while it reads, changes and writes the file, so a longer wait
+#: means a lock left behind by a command that was killed.
+LOCK_TIMEOUT = 30.0
+#: Seconds between tries at taking a lock.
+LOCK_POLL = 0.02
+
+_HELD: dict = {}                  # lock file -> [threading.RLock, depth] of this process
+_HELD_GUARD = threading.Lock()
+
+
+def lock_path(path) -> Path:
+    """The lock file of ``path``: hidden, beside it (.NAME.lock)."""
+    path = Path(path)
+    return path.parent / f".{path.name}.lock"
+
+
+@contextlib.contextmanager
+def file_lock(path, timeout: float | None = None):
+    """Hold the one exclusive lock of ``path`` (the file ``lock_path(path)``, made with
+    O_CREAT | O_EXCL, which every system creates for one process only) until the block
+    ends: two commands that read, change and write the same file take turns instead of
+    one losing the other's update. Only writers lock; a reader sees the old or the new
+    file whole (``write_json_atomic``). The same thread may nest locks of one file.
+
+    After ``timeout`` seconds (default ``LOCK_TIMEOUT``) of another holder, a clear error
+    names the lock file: a command killed while writing leaves it behind."""
+    lock = lock_path(path)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    key = os.path.abspath(lock)
+    with _HELD_GUARD:
+        held = _HELD.setdefault(key, [threading.RLock(), 0])
+    with held[0]:                 # threads of one process queue here
+        if held[1] == 0:
+            _take(lock, Path(path), LOCK_TIMEOUT if timeout is None else timeout)
+        held[1] += 1
+        try:
+            yield lock
+        finally:
+            held[1] -= 1
+            if held[1] == 0:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(lock)
+
+
+def _take(lock: Path, target: Path, timeout: float) -> None:
+    """Create ``lock`` exclusively, retrying until ``timeout``; it says who holds it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
+        except FileExistsError:
+            if time.monotonic() >= deadline:
+                raise TimeoutError(
+                    f"{target} has been locked for over {timeout:g} s by the lock file "
+                    f"{lock} ({_holder(lock)}): another chesslab command is writing it. If no "
+                    f"chesslab command is running, one was stopped while writing: delete "
+                    f"{lock} and run again") from None
+            time.sleep(LOCK_POLL)
+            continue
+        except PermissionError:
+            if os.name == "nt" and lock.exists() and time.monotonic() < deadline:
+                time.sleep(LOCK_POLL)     # Windows: the lock is being deleted right now
+                continue
+            raise
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"process {os.getpid()} on {socket.gethostname()} since "
+                     f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+        return
+
+
+def _holder(lock: Path) -> str:
+    """Who made ``lock``, as it says."""
+    try:
+        return lock.read_text(encoding="utf-8").strip() or "holder unknown"
+    except OSError:
+        return "holder unknown"
+
+
+@contextlib.contextmanager
+def updating_json(path, what: str = "file", new=dict, indent=None,
+                  timeout: float | None = None):
+    """Read, change and write back the JSON file ``path`` under its lock (``file_lock``):
+    yields the document (``new()`` when the file does not exist yet), which the block
+    changes in place; on leaving the block without an error it is written atomically
+    (``write_json_atomic``), else the file is left as it was. Every writer that updates a
+    file others may update too (results files) goes through here, so no update is lost."""
+    path = Path(path)
+    with file_lock(path, timeout):
+        doc = read_json(path, what) if path.exists() else new()
+        yield doc
+        write_json_atomic(path, doc, indent=indent)
 
 
 def read_json(path, what: str = "file"):
