@@ -8,16 +8,20 @@ Every match in every results file is one record (``MatchResult.record``);
 Elo and summary are derived from its wins, draws and losses (``matches.match.stale_fields``
 says which stored ones an older rule wrote); ``rerate_results_file`` (``python -m chesslab
 results rerate-matches``) rewrites every stale record of a file, and ``record_match``
-writes no stale record back.
+writes no stale record back. Every writer that updates a results file in place does it
+under that file's lock (``base.files.updating_json``), so two results commands writing one
+file at once (two terminals, two Dask jobs) both keep their rows.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import platform
 from pathlib import Path
 
-from chesslab.base.files import RESULTS_DIR, file_name, read_json, write_json_atomic
+from chesslab.base.files import (RESULTS_DIR, file_lock, file_name, read_json, updating_json,
+                                 write_json_atomic)
 from chesslab.base.parallel import resumable_map
 from chesslab.matches.match import is_match_record, read_record, rerated_record, stale_fields
 
@@ -56,14 +60,13 @@ MATCH_KEY = ("a", "b", "a_model", "b_model", "games", "seed", "time_control")
 def record_match(entry: dict, path=None, key=MATCH_KEY) -> None:
     """Add ``entry`` to the "matches" of a results file (default matches.json), replacing
     one with the same values at ``key`` (a rerun, not a second result); whatever else
-    the file holds is kept."""
+    the file holds is kept, also what another command writes meanwhile (the file's lock)."""
     path = Path(path or result_path("matches"))
-    doc = read_json(path, "results file") if path.exists() else {"matches": []}
     same = tuple(read_record(entry).get(k) for k in key)
-    doc["matches"] = [rerated_record(m) for m in doc["matches"]
-                      if tuple(read_record(m).get(k) for k in key) != same]
-    doc["matches"].append(rerated_record(entry))
-    write_json_atomic(path, doc, indent=1)
+    with updating_json(path, "results file", lambda: {"matches": []}, indent=1) as doc:
+        doc["matches"] = [rerated_record(m) for m in doc["matches"]
+                          if tuple(read_record(m).get(k) for k in key) != same]
+        doc["matches"].append(rerated_record(entry))
 
 
 def match_records(doc, where: str = ""):
@@ -105,17 +108,18 @@ def rerate_results_file(path, write: bool = True) -> list:
     layout; every other byte is kept. Returns ``[(where, stale fields)]``, empty when
     nothing was stale (then the file is not written). ``write=False`` only reports."""
     path = Path(path)
-    doc = read_json(path, "results file")
-    text = path.read_text(encoding="utf-8")
-    indent = 1 if "\n" in text else None
-    if json.dumps(doc, indent=indent) != text:
-        raise ValueError(f"results file {path} is not in the layout chesslab writes (JSON "
-                         f"with indent {indent}), so rewriting it would change more than its "
-                         f"match records; rewrite it with the command that made it")
-    changes = []
-    new = _rerated(doc, changes)
-    if changes and write:
-        write_json_atomic(path, new, indent=indent)
+    with file_lock(path) if write else contextlib.nullcontext():
+        doc = read_json(path, "results file")
+        text = path.read_text(encoding="utf-8")
+        indent = 1 if "\n" in text else None
+        if json.dumps(doc, indent=indent) != text:
+            raise ValueError(f"results file {path} is not in the layout chesslab writes "
+                             f"(JSON with indent {indent}), so rewriting it would change more "
+                             f"than its match records; rewrite it with the command that made it")
+        changes = []
+        new = _rerated(doc, changes)
+        if changes and write:
+            write_json_atomic(path, new, indent=indent)
     return changes
 
 
