@@ -74,3 +74,14 @@ def test_a_player_file_given_with_a_windows_path_names_one_checkpoint_file():
     path = checkpoint_path("players\\anna.py_vs_pst:2_2g_seed0_hand")
     assert path.parent == checkpoint_path("x").parent
     assert path.name == "players-anna.py_vs_pst-2_2g_seed0_hand.jsonl"
+
+
+def test_describing_the_network_keeps_the_matches_stored(tmp_path):
+    path = tmp_path / "mcts_matches.json"
+    path.write_text(json.dumps({"matches": [], "other": 1}, indent=1))
+    assert matches.mcts_matches(opponents=(), path=path, progress=False,
+                                describe="the shipped one") == []
+    tag = file_tag(matches.DEFAULT_MODEL, 16)
+    assert path.read_text() == json.dumps(
+        {"matches": [], "other": 1, "networks": {tag: "the shipped one"}}, indent=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mcts_matches.json"]   # no lock left

@@ -3,7 +3,7 @@ import chess
 import numpy as np
 import pytest
 
-from chesslab.base.files import read_json
+from chesslab.base.files import file_tag, read_json
 from chesslab.datasets.policy_labels import POLICY_LABELS, load_policy_labels
 from chesslab.evaluators.neural import expected_score
 from chesslab.evaluators.policy_value import PolicyValueNet, save_policy_value
@@ -123,6 +123,27 @@ def test_tuning_measures_each_setting_once_and_resumes(tmp_path, tiny_net):
     rows = read_json(out)["rows"]
     assert len(rows) == 6 and rows[-1]["settle"] is True and rows[-1]["mean_nodes"] == 8
     assert all(r.get("settle", False) is False for r in rows[:5])
+
+
+@pytest.mark.skipif(not any(POLICY_LABELS.glob("*.npz")), reason="no policy labels shipped")
+def test_tuning_keeps_what_another_command_stored_while_it_measured(tmp_path, tiny_net,
+                                                                     monkeypatch):
+    net_file, out = tiny_net, tmp_path / "tuning.json"
+    move_quality.mcts_tuning(8, (1.0,), (0.0,), 6, net_file, out, progress=False)
+    real = move_quality.player_quality
+
+    def meanwhile(*args):            # a second command describes the network, adds a row
+        monkeypatch.setattr(move_quality, "player_quality", real)
+        move_quality.mcts_tuning(8, (1.0,), (0.0, 0.5), 6, net_file, out, progress=False,
+                                 describe="shipped")
+        return real(*args)
+    monkeypatch.setattr(move_quality, "player_quality", meanwhile)
+    move_quality.mcts_tuning(8, (2.0,), (0.0,), 6, net_file, out, progress=False)
+    doc = read_json(out)
+    assert doc["networks"] == {file_tag(net_file, 16): "shipped"}
+    assert [(r["c_puct"], r["fpu_reduction"]) for r in doc["rows"]] == \
+        [(1.0, 0.0), (1.0, 0.5), (2.0, 0.0)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["net.json", "tuning.json"]
 
 
 @pytest.mark.skipif(not any(POLICY_LABELS.glob("*.npz")), reason="no policy labels shipped")

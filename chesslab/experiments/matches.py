@@ -8,7 +8,7 @@ from pathlib import Path
 
 import chess
 
-from chesslab.base.files import file_name, file_tag, read_json, write_json_atomic
+from chesslab.base.files import file_name, file_tag, read_json, updating_json
 from chesslab.base.parallel import parallel_map, resumable_map
 from chesslab.board.game import play_game
 from chesslab.board.rules import points
@@ -255,9 +255,8 @@ def mcts_matches(player: str = "mcts:300", opponents=("random", "material:2", "p
     path = Path(path or result_path("mcts_matches"))
     tag = file_tag(network or DEFAULT_MODEL, 16)
     if describe:                 # what the network is, kept beside its results
-        doc = read_json(path, "results file") if path.exists() else {"matches": []}
-        doc.setdefault("networks", {})[tag] = describe
-        write_json_atomic(path, doc, indent=1)
+        with updating_json(path, "results file", lambda: {"matches": []}, indent=1) as doc:
+            doc.setdefault("networks", {})[tag] = describe
     played = read_json(path, "results file")["matches"] if path.exists() else []
     done = {tuple(read_record(m).get(k) for k in MCTS_MATCH_KEY) for m in played}
     jobs = [(player, opponent, games, max_plies, seed, network and str(network), tag)

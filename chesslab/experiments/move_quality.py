@@ -23,7 +23,7 @@ import chess.engine
 import numpy as np
 from tqdm.auto import tqdm
 
-from chesslab.base.files import file_tag, read_json, write_json_atomic
+from chesslab.base.files import file_tag, read_json, updating_json
 from chesslab.base.stockfish import find_stockfish, open_engine, quit_engine
 from chesslab.board.scores import LABEL_MATE_CP
 from chesslab.datasets.policy_labels import POLICY_LABELS, load_policy_labels
@@ -148,25 +148,43 @@ def mcts_tuning(simulations: int = 400, c_puct=(1.0, 1.5, 2.5), fpu=(0.0, 0.2, 0
     network = Path(network or DEFAULT_MODEL)
     tag = file_tag(network, 16)
     doc = read_json(path, "results file") if path.exists() else {"rows": []}
-    doc["what"] = ("MCTS on held-out labelled positions (game id % 20 == 0; a row with a "
-                   "positions_file: that file's positions): the share of Stockfish's best move, "
-                   "and the expected score lost against it")
-    doc.setdefault("networks", {})
-    renamed = describe is not None and doc["networks"].get(tag) not in (None, describe)
-    if describe or tag not in doc["networks"]:
-        doc["networks"][tag] = describe or str(network)
+    renamed = describe is not None and doc.get("networks", {}).get(tag) not in (None, describe)
+    _heading(doc, tag, describe or str(network), bool(describe))
     done = {_setting(r) for r in doc["rows"]}
     data = load_positions_file(positions_file) if positions_file else held_out_positions(positions)
     net = shipped_network(network)
+
+    def save(row=None):
+        """Store this run's heading and ``row`` in the file as it is now, under its lock:
+        what another command wrote meanwhile (its rows, its networks' words) is kept."""
+        with updating_json(path, "results file", lambda: {"rows": []}, indent=1) as stored:
+            _heading(stored, tag, describe or str(network), bool(describe),
+                     doc["outside_moves"])
+            if row is not None and _setting(row) not in {_setting(r) for r in stored["rows"]}:
+                stored["rows"].append(row)
+            stored.update(stamp())
     with stockfish_if_installed() as engine:
         doc["outside_moves"] = ("searched alone by Stockfish" if engine else
                                 "scored as the worst listed move (no Stockfish: a lower bound)")
         source = {"positions_file": Path(positions_file).name} if positions_file else {}
         added = _tune(doc, data, net, tag, simulations, c_puct, fpu, settle, seconds, done,
-                      engine, path, progress, source)
+                      engine, save, progress, source)
     if renamed and not added:        # a new description of a network measured before
-        write_json_atomic(path, {**doc, **stamp()}, indent=1)
+        save()
     return doc
+
+
+def _heading(doc: dict, tag: str, words: str, described: bool, outside_moves=None) -> None:
+    """What the results file says it holds, and what the network ``tag`` is: ``words``
+    replace a stored description only when they were ``described``."""
+    doc["what"] = ("MCTS on held-out labelled positions (game id % 20 == 0; a row with a "
+                   "positions_file: that file's positions): the share of Stockfish's best move, "
+                   "and the expected score lost against it")
+    doc.setdefault("networks", {})
+    if described or tag not in doc["networks"]:
+        doc["networks"][tag] = words
+    if outside_moves is not None:
+        doc["outside_moves"] = outside_moves
 
 
 def _setting(row: dict) -> tuple:
@@ -175,9 +193,9 @@ def _setting(row: dict) -> tuple:
             row.get("settle", False), row.get("seconds_per_move"), row["positions_digest"])
 
 
-def _tune(doc, data, net, tag, simulations, c_puct, fpu, settle, seconds, done, engine, path,
+def _tune(doc, data, net, tag, simulations, c_puct, fpu, settle, seconds, done, engine, save,
           progress, source):
-    """Measure and store each setting not ``done``; how many were measured."""
+    """Measure each setting not ``done`` and ``save`` it; how many were measured."""
     positions = len(data["fen"])
     simulations = MCTS_AS_MANY_AS_FIT if seconds else simulations
     added = 0
@@ -194,7 +212,7 @@ def _tune(doc, data, net, tag, simulations, c_puct, fpu, settle, seconds, done, 
                     "seconds": round(time.perf_counter() - start, 1)})
         doc["rows"].append(row)
         added += 1
-        write_json_atomic(path, {**doc, **stamp()}, indent=1)
+        save(row)
         if progress:
             print(f"c_puct {c:g}, fpu {f:g}, settle {bool(s)}: best move "
                   f"{row['best_move_share']:.3f}, expected score lost "
