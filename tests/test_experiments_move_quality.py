@@ -212,3 +212,26 @@ def test_network_steps_measure_each_network_once(tmp_path, monkeypatch):
     assert stored["command"] == " ".join(["python -m chesslab", *argv])
     assert [r["seconds"] for r in stored["rows"]] == [r["seconds"] for r in rows]
     assert [r["step"] for r in stored["rows"]] == ["first", "second"]
+
+
+def test_network_steps_keep_the_rows_another_command_stored_while_they_measured(
+        tmp_path, monkeypatch):
+    from chesslab.experiments import network_steps
+    first, other, out = tmp_path / "first.json", tmp_path / "other.json", tmp_path / "steps.json"
+    first.write_text("first network")
+    other.write_text("other network")
+
+    def measure(job):                # no games: what is stored, and when, is the point
+        name, _network, tag, settings = job
+        if name == "first":          # meanwhile a second command measures another network
+            network_steps.network_steps([("other", other)], path=out, progress=False)
+        return {"step": name, "network": tag, **settings, "summary": name}
+    monkeypatch.setattr(network_steps, "_measure_step", measure)
+    returned = network_steps.network_steps([("first", first)], path=out, progress=False,
+                                           command="second")
+    doc = read_json(out)
+    assert [r["step"] for r in doc["rows"]] == ["other", "first"]
+    assert doc["order"] == ["other", "first"] and doc["command"] == "second"
+    assert returned["rows"] == doc["rows"] and "date" in doc
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["first.json", "other.json",
+                                                          "steps.json"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from chesslab.base.files import file_tag, read_json, write_json_atomic
+from chesslab.base.files import file_tag, read_json, updating_json
 from chesslab.base.parallel import parallel_map
 from chesslab.experiments.move_quality import (held_out_positions, player_quality,
                                                positions_digest, stockfish_if_installed)
@@ -52,34 +52,49 @@ def network_steps(steps, simulations: int = 400, opponent: str = "pst:2", games:
     """Measure every ``(name, network file)`` of ``steps`` (in order), ``workers`` networks
     at a time; a network already measured with the same settings is kept, and each one is
     stored as it finishes, so a stopped run resumes. The order drawn: ``step_order``.
-    ``command`` (the command line) is stored with the file: this run's."""
+    ``command`` (the command line) is stored with the file: this run's. Each store reads
+    the file again under its lock, so rows another command stored meanwhile are kept."""
     path = Path(path or result_path("network_steps"))
     doc = read_json(path, "results file") if path.exists() else {"rows": []}
     settings = {"simulations": simulations, "opponent": opponent, "games": games,
                 "positions": positions, "max_plies": max_plies, "seed": seed}
     doc["command"] = command
-    known = {(r["network"], *(r[k] for k in settings)) for r in doc["rows"]}
+    known = {_measured(r, settings) for r in doc["rows"]}
     tags = {name: file_tag(network, 16) for name, network in steps}
     jobs = [(name, str(network), tags[name], settings) for name, network in steps
             if (tags[name], *settings.values()) not in known]
 
     def save(_index, row):
-        doc["rows"].append(row)
-        write_json_atomic(path, {**doc, **stamp()}, indent=1)
+        with updating_json(path, "results file", lambda: {"rows": []}, indent=1) as stored:
+            stored["command"] = command
+            if _measured(row, settings) not in {_measured(r, settings) for r in stored["rows"]}:
+                stored["rows"].append(row)
+            stored.update(stamp())
         if progress:
             print(f"{row['step']}: {row['summary']}; best move {row['best_move_share']:.3f}, "
                   f"expected score lost {row['expected_score_lost']:.4f}", flush=True)
     parallel_map(_measure_step, jobs, workers, on_result=save)
-    renamed = {}
-    for row in doc["rows"]:                      # a step may be renamed, not re-measured
-        for name, tag in tags.items():
-            if row["network"] == tag and all(row[k] == v for k, v in settings.items()):
-                renamed[row["step"]] = name
-                row["step"] = name
-    doc["order"] = step_order(doc.get("order", []), renamed, [name for name, _ in steps],
-                              [row["step"] for row in doc["rows"]])
-    write_json_atomic(path, {**doc, **stamp()}, indent=1)
-    return doc
+    with updating_json(path, "results file", lambda: {"rows": []}, indent=1) as stored:
+        stored["command"] = command
+        renamed = {}
+        for row in stored["rows"]:               # a step may be renamed, not re-measured
+            for name, tag in tags.items():
+                if row["network"] == tag and all(row[k] == v for k, v in settings.items()):
+                    renamed[row["step"]] = name
+                    row["step"] = name
+        stored["order"] = step_order(stored.get("order", []), renamed,
+                                     [name for name, _ in steps],
+                                     [row["step"] for row in stored["rows"]])
+        new = [key for key in stamp() if key not in doc]
+        for key in new:                  # the stamp last, unless the file had it before
+            stored.pop(key, None)
+        stored.update(stamp())
+    return {k: v for k, v in stored.items() if k not in new}
+
+
+def _measured(row: dict, settings: dict) -> tuple:
+    """What makes a row the same measurement: its network and settings."""
+    return (row["network"], *(row[k] for k in settings))
 
 
 def step_order(stored, renamed: dict, given, measured) -> list:
