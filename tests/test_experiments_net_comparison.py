@@ -159,3 +159,21 @@ def test_two_workers_train_the_same_nets_as_one(compared, tiny, tmp_path):
     for key in ("ann@1", "cnn@1"):
         for field in ("val_loss", "depth1_scores", "test_depth1", "epochs"):
             assert done["runs"][key][field] == data["runs"][key][field], (key, field)
+
+
+def test_a_run_keeps_the_nets_another_run_stored_meanwhile(tiny, tmp_path, monkeypatch):
+    out, trained = tmp_path / "net_comparison.json", []
+    same = dict(train_positions=150, sample=24, config=TINY, dataset=tiny, out=out,
+                models_dir=tmp_path / "models", progress=False)
+
+    def train(job):                  # no training: when runs are stored is the point
+        name, seed = job[:2]
+        trained.append(nc.run_key(name, seed))
+        if len(trained) == 1:        # meanwhile a second run trains another net
+            nc.measure_net_comparison(("cnn",), (0,), **same)
+        return {"net": name, "seed": seed, "reached_cap": False}
+    monkeypatch.setattr(nc, "_train_run", train)
+    nc.measure_net_comparison(("ann",), (0,), **same, command="first")
+    runs = json.loads(out.read_text(encoding="utf-8"))["runs"]
+    assert sorted(runs) == sorted(trained) == sorted([nc.run_key("ann", 0), nc.run_key("cnn", 0)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["net_comparison.json"]

@@ -128,3 +128,23 @@ def test_the_command_line_resumes_records_its_command_and_refuses_clearly(
     argv[argv.index("--sample") + 1] = str(SAMPLE + 1)
     assert main(argv) == 2
     assert "another dataset or search sample" in capsys.readouterr().err
+
+
+def test_a_run_keeps_the_rows_another_run_stored_meanwhile(tiny, tmp_path, monkeypatch):
+    out, made = tmp_path / "recipe.json", []
+
+    def measure(name, label, settings, *args):      # no training: when rows are stored is
+        made.append((name, label))                  # the point
+        if len(made) == 1:           # meanwhile a second run measures every step of the ann
+            recipe.measure_recipe(("ann",), dataset=tiny, sample=SAMPLE, progress=False,
+                                  out=out)
+        elif len(made) == 5:
+            raise KeyboardInterrupt("the first run is stopped")
+        return {"net": name, "step": label, "recipe": settings}
+    monkeypatch.setattr(recipe, "_measure_row", measure)
+    with pytest.raises(KeyboardInterrupt):
+        recipe.measure_recipe(NETS, dataset=tiny, sample=SAMPLE, progress=False, out=out)
+    assert made == [EXPECTED[0], *EXPECTED[:3], EXPECTED[3]]   # the ann's steps not redone
+    stored = json.loads(out.read_text(encoding="utf-8"))["rows"]
+    assert [(r["net"], r["step"]) for r in stored] == EXPECTED[:3]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["recipe.json"]

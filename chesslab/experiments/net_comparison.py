@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from chesslab.base.files import MODELS_DIR, read_json, write_json_atomic
+from chesslab.base.files import MODELS_DIR, file_lock, read_json, write_json_atomic
 from chesslab.base.parallel import parallel_map
 from chesslab.datasets.positions import Dataset
 from chesslab.experiments.store import result_path, stamp
@@ -215,7 +215,13 @@ def measure_net_comparison(nets=COMPARED, seeds=SEEDS, train_positions: int = TR
     def keep(_index, entry):
         data["runs"][run_key(entry["net"], entry["seed"])] = entry
         data["no_run_reached_cap"] = not any(r["reached_cap"] for r in data["runs"].values())
-        write_json_atomic(out, data, indent=1)
+        with file_lock(out):         # the file as it is now: another run's nets are kept
+            stored = _start(out, recipe, dataset_info, sample_info, command) \
+                if out.exists() else data
+            stored["runs"][run_key(entry["net"], entry["seed"])] = entry
+            stored["no_run_reached_cap"] = not any(r["reached_cap"]
+                                                   for r in stored["runs"].values())
+            write_json_atomic(out, stored, indent=1)
         if progress:
             print(f"{run_key(entry['net'], entry['seed']):9s} {entry['parameters']:7,d} "
                   f"parameters, {entry['epochs']} epochs (best {entry['best_epoch']}, "

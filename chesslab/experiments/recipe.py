@@ -9,7 +9,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from chesslab.base.files import read_json, write_json_atomic
+from chesslab.base.files import file_lock, read_json, write_json_atomic
 from chesslab.datasets.positions import Dataset
 from chesslab.evaluators.registry import EVALUATORS
 from chesslab.experiments.store import stamp
@@ -94,12 +94,21 @@ def measure_recipe(names=RECIPE_NETS, dataset: Dataset | None = None,
         if progress:
             _say(have[key])
         if out is not None:           # the rows in plan order, whichever are done
-            write_json_atomic(out, {**result, "rows": [have[k] for k in keys if k in have]},
-                              indent=1)
+            _store(out, plan, dataset_info, sample, have, keys, result)
     result["rows"] = [have[k] for k in keys]
     if out is not None:
-        write_json_atomic(out, result, indent=1)
+        _store(out, plan, dataset_info, sample, have, keys, result)
     return result
+
+
+def _store(out, plan, dataset_info, sample, have: dict, keys: list, result: dict) -> None:
+    """Write ``result`` with the rows done, in plan order, under the file's lock, adding
+    the rows another run of the same plan stored meanwhile (to ``have``)."""
+    with file_lock(out):
+        for key, row in _start(out, plan, dataset_info, sample).items():
+            have.setdefault(key, row)
+        write_json_atomic(out, {**result, "rows": [have[k] for k in keys if k in have]},
+                          indent=1)
 
 
 def _measure_row(name, label, settings, dataset, splits, cache, sample) -> dict:
