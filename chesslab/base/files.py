@@ -216,7 +216,8 @@ def updating_json(path, what: str = "file", new=dict, indent=None,
     yields the document (``new()`` when the file does not exist yet), which the block
     changes in place; on leaving the block without an error it is written atomically
     (``write_json_atomic``), else the file is left as it was. Every writer that updates a
-    file others may update too (results files) goes through here, so no update is lost."""
+    file others may update too (results files) goes through here, or holds ``file_lock``
+    while it reads and writes, so no update is lost."""
     path = Path(path)
     with file_lock(path, timeout):
         doc = read_json(path, what) if path.exists() else new()
