@@ -31,7 +31,7 @@ from pathlib import Path
 import chess
 from tqdm.auto import tqdm
 
-from chesslab.base.files import RESULTS_DIR, check_writable, read_json, write_json_atomic
+from chesslab.base.files import RESULTS_DIR, check_writable, file_lock, read_json, write_json_atomic
 from chesslab.base.parallel import parallel_map, resumable_map
 from chesslab.board.game import play_game
 from chesslab.board.rules import adjudicate_material, check_max_plies, points
@@ -369,16 +369,17 @@ def rerate_ladder(path=ANCHOR_PATH,
     """Rate a stored ladder again from the per-pair results it keeps (no game is played)
     and write it back: how ratings are fitted and printed may change, its games do not.
     A file without them names ``command``, which plays the ladder again."""
-    data = read_json(path, "ladder ratings")
-    if "pairs" not in data or "anchors" not in data:
-        raise ValueError(f"{path} keeps no per-pair results or anchors to rate again; play "
-                         f"the ladder again with `{command}`")
-    specs = [r["player"] for r in data["standings"]]
-    order = {name: k for k, name in enumerate(
-        name for key in data["pairs"] for name in key.split(" vs "))}
-    specs = sorted(specs, key=lambda name: order.get(name, len(order)))
-    data = rate_pairs(specs, data["pairs"], data["anchors"], data)
-    write_json_atomic(path, data, indent=1)
+    with file_lock(path):                      # another command may update it meanwhile
+        data = read_json(path, "ladder ratings")
+        if "pairs" not in data or "anchors" not in data:
+            raise ValueError(f"{path} keeps no per-pair results or anchors to rate again; "
+                             f"play the ladder again with `{command}`")
+        specs = [r["player"] for r in data["standings"]]
+        order = {name: k for k, name in enumerate(
+            name for key in data["pairs"] for name in key.split(" vs "))}
+        specs = sorted(specs, key=lambda name: order.get(name, len(order)))
+        data = rate_pairs(specs, data["pairs"], data["anchors"], data)
+        write_json_atomic(path, data, indent=1)
     return data
 
 
