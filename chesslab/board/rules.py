@@ -32,7 +32,7 @@ import chess
 
 from chesslab.board.scores import PIECE_VALUES, material_balance
 
-__all__ = ["position_problems", "check_position", "history_key", "outcome", "drawn_with_moves_left", "draw_by_rule", "Repetitions", "TERMINATION", "MOVE_CAP",
+__all__ = ["position_problems", "check_position", "check_playable", "history_key", "outcome", "drawn_with_moves_left", "draw_by_rule", "Repetitions", "TERMINATION", "MOVE_CAP",
            "adjudicate_draw", "adjudicate_material", "resign_verdict", "result_for", "points", "result_of", "winner_of", "RESULTS",
            "check_max_plies", "TIME_FORFEIT", "flag_result"]
 
@@ -122,6 +122,18 @@ def draw_by_rule(board: chess.Board) -> bool:
         return not board.is_checkmate()
     return (not (board.pawns | board.rooks | board.queens)
             and board.is_insufficient_material())
+
+
+def check_playable(board: chess.Board, who: str = "chesslab") -> None:
+    """``check_position``, and a clear ``ValueError`` when the side to move has no legal
+    move (checkmate, stalemate). A draw by rule that still has moves is playable: a GUI
+    may ask there (a repetition or the 50-move rule is drawn only when claimed)."""
+    check_position(board, who)
+    if not any(board.generate_legal_moves()):
+        ended = outcome(board)
+        raise ValueError(f"the game is over ({ended.result()}, "
+                         f"{TERMINATION[ended.termination]}); {who} has no move to choose "
+                         f"in {board.fen()}")
 
 
 def history_key(board: chess.Board) -> tuple:

@@ -30,7 +30,7 @@ so engines do not shuffle into repetitions), never changes the board it is given
 has ``close()`` (use ``with make_player(...) as p:`` for engines). Search players keep
 ``last_result`` (a ``SearchResult``: score, depth, PV, the root moves with scores).
 A player refuses, with a ``ValueError`` saying why, a position that is not legal chess
-(``board.rules.check_position``) and one without a legal move (checkmate, stalemate); a
+and one without a legal move (checkmate, stalemate; ``board.rules.check_playable``); a
 draw by rule that still has moves is played (``_check_playable``).
 """
 from __future__ import annotations
@@ -46,7 +46,7 @@ from chesslab.search.clock import check_limits
 from chesslab.evaluators.registry import EVALUATORS, load_evaluator, model_path
 from chesslab.evaluators.registry import is_available as evaluator_available
 from chesslab.board.game import Player
-from chesslab.board.rules import TERMINATION, check_position, outcome
+from chesslab.board.rules import check_playable
 from chesslab.search.mcts import DEFAULT_MODEL, PLAY_FPU_REDUCTION, MCTSPlayer, shipped_network
 from chesslab.search.searcher import Searcher
 from chesslab.base.stockfish import find_stockfish, quit_engine, start_engine
@@ -68,12 +68,7 @@ def _check_playable(board: chess.Board):
     player then answers with its own choice, not a stand-in move."""
     if not isinstance(board, chess.Board):
         raise TypeError(f"choose_move needs a chess.Board, got {type(board).__name__}")
-    check_position(board, "choose_move")
-    if not any(board.generate_legal_moves()):
-        ended = outcome(board)
-        raise ValueError(f"the game is over ({ended.result()}, "
-                         f"{TERMINATION[ended.termination]}); there is no move to choose "
-                         f"in {board.fen()}")
+    check_playable(board, "choose_move")
 
 
 class RandomPlayer(Player):

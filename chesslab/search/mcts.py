@@ -35,7 +35,7 @@ import numpy as np
 from chesslab.board.encoding import as_board, move_to_index, planes9_batch
 from chesslab.base.files import MODELS_DIR, load_cached
 from chesslab.board.game import Player
-from chesslab.board.rules import check_position, drawn_with_moves_left, history_key, outcome
+from chesslab.board.rules import check_playable, drawn_with_moves_left, history_key, outcome
 from chesslab.board.scores import MATE
 from chesslab.evaluators.policy_value import load_policy_value, value_to_cp as expected_score_cp
 from chesslab.search.quiet import settle_leaves
@@ -166,9 +166,7 @@ class MCTS:
         a GUI may ask), stopping after ``time_limit`` seconds if given; returns the root."""
         start = time.perf_counter()
         board = as_board(board).copy()
-        check_position(board, "MCTS")
-        if not any(board.generate_legal_moves()):
-            raise ValueError(f"no legal move in {board.fen()!r}: the game is over")
+        check_playable(board, "MCTS")
         root = self._reused_root(board) or MCTSNode()
         if not root.expanded:
             self._expand_now(board, root)
