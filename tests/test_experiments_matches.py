@@ -24,6 +24,7 @@ def test_a_stopped_match_resumes_from_its_checkpoint(tmp_path):
     finally:
         matches._play_pair = original
     assert len(played) == 1                               # only the missing pair
+    assert (full["games_resumed"], resumed["games_resumed"]) == (0, 2)
     assert resumed["pgn"] == full["pgn"]
     assert (resumed["wins"], resumed["draws"], resumed["losses"]) == \
         (full["wins"], full["draws"], full["losses"])

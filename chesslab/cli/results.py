@@ -113,7 +113,10 @@ def _results_match(args):
     print(entry["summary"] + (f"  on a {entry['time_control']} clock"
                               if entry.get("time_control") else ""))
     print(endings(e for e, n in entry["endings"].items() for _ in range(n)))
-    print(f"{entry['seconds']:.0f} s; written to {out}")
+    resumed = (f" for the {entry['games'] - entry['games_resumed']} games played now "
+               f"({entry['games_resumed']} read back from the checkpoint)"
+               if entry["games_resumed"] else "")
+    print(f"{entry['seconds']:.0f} s{resumed}; written to {out}")
 
 
 def _results_rerate_matches(args):

@@ -99,7 +99,8 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
     instead of the specs' own time per move. With a ``checkpoint`` file
     (``resumable_map``) a match stopped after an hour loses at most one pair of games
     per worker. ``a_model``, ``b_model``: another model file for a player that reads one
-    (a candidate network, played before it is shipped)."""
+    (a candidate network, played before it is shipped). The record's ``seconds`` is this
+    run's wall time; ``games_resumed`` counts the games read back from the checkpoint."""
     if games < 2 or games % 2:
         raise ValueError(f"games must be an even number >= 2 (each opening is played with "
                          f"both colours), got {games}")
@@ -111,7 +112,9 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
                       a_model and str(a_model), b_model and str(b_model), time_control)
             for i, line in enumerate(openings)]
     start = time.perf_counter()
-    pairs = resumable_map(_play_pair, jobs, checkpoint, workers, progress)
+    played_now = []
+    pairs = resumable_map(_play_pair, jobs, checkpoint, workers, progress,
+                          on_result=lambda index, _: played_now.append(index))
     seconds = time.perf_counter() - start
     result = _tally(spec_a, spec_b, pairs)
     endings = {}
@@ -126,6 +129,8 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
                         f"within 80 cp of equal after them), each with both colours",
             "max_plies": max_plies, "resign_cp": resign_cp, "seed": seed,
             "time_control": time_control, "workers": workers, "seconds": round(seconds, 1),
+            # a resumed match's earlier runs are not in "seconds": their games are counted here
+            "games_resumed": 2 * (len(jobs) - len(played_now)),
             "pgn": [text for pair in pairs for text, _ in pair], **stamp()}
 
 
