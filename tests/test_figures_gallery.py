@@ -1,11 +1,15 @@
 """figures.gallery: each registered figure draws; the command's output is reproducible."""
 import hashlib
+import re
+from pathlib import Path
 
 import matplotlib
 import pytest
 
 from chesslab import figures
 from chesslab.__main__ import main
+
+FIGURES_DIR = Path(__file__).resolve().parents[1] / "figures"
 
 
 @pytest.mark.parametrize("name", list(figures.figure_registry()))
@@ -29,3 +33,21 @@ def test_cli_output_is_byte_identical_twice(tmp_path, capsys):
     assert len(digests[0]) == 4 and digests[0] == digests[1]
     assert main(["figures", "--out", str(tmp_path), "--only", "nonsense"]) == 2
     assert "unknown figure" in capsys.readouterr().err
+
+
+def _texts(svg: str) -> list[str]:
+    """The text a figure shows: matplotlib writes each label into its SVG as a comment."""
+    return re.findall(r"<!-- (.*?) -->", svg)
+
+
+def test_the_committed_figures_show_what_the_code_and_results_draw_now(tmp_path):
+    # the README's gallery is figures/: a changed caption or a rerun results file must be
+    # followed by `python -m chesslab figures`; compared by the words and numbers each
+    # figure shows (not bytes: fonts and renderers differ between machines)
+    assert main(["figures", "--out", str(tmp_path), "--quiet"]) == 0
+    drawn = sorted(tmp_path.glob("*.svg"))
+    assert len(drawn) == len(figures.figure_registry())
+    stale = [p.name for p in drawn
+             if _texts(p.read_text(encoding="utf-8"))
+             != _texts((FIGURES_DIR / p.name).read_text(encoding="utf-8"))]
+    assert not stale, f"run `python -m chesslab figures`: {stale} differ from what they draw now"
