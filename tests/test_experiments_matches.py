@@ -86,3 +86,12 @@ def test_describing_the_network_keeps_the_matches_stored(tmp_path):
     assert path.read_text() == json.dumps(
         {"matches": [], "other": 1, "networks": {tag: "the shipped one"}}, indent=1)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mcts_matches.json"]   # no lock left
+
+
+def test_a_result_with_stockfish_records_which_stockfish_played():
+    from chesslab.base.stockfish import find_stockfish
+    from chesslab.experiments.store import engine_stamp
+    assert engine_stamp(("material:1", "mcts@1s")) == {}
+    if find_stockfish(required=False) is None:
+        pytest.skip("Stockfish is not installed")
+    assert engine_stamp(("nnue", "stockfish:1350@0.1s"))["stockfish"].startswith("Stockfish")

@@ -16,6 +16,7 @@ from __future__ import annotations
 from chesslab.base.files import RESULTS_DIR
 from chesslab.board.game import format_time_control
 from chesslab.evaluators.registry import EVALUATORS
+from chesslab.experiments.store import engine_stamp
 from chesslab.matches.event import ANCHOR_ELOS, anchor_specs, rate_ladder
 from chesslab.matches.players import is_available, model_tag
 from chesslab.matches.specs import format_spec
@@ -66,7 +67,8 @@ def rate_every_player(seconds: float = 0.2, games: int = 4, anchor_elos=ANCHOR_E
     return rate_ladder(players, games, workers, seed, max_plies,
                        path or ladder_path(time_control), progress, command,
                        anchors=anchors, extra={"seconds_per_move": seconds,
-                                               "models": _models(players)},
+                                               "models": _models(players),
+                                               **engine_stamp(anchors)},
                        time_control=time_control)
 
 

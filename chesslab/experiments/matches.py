@@ -14,8 +14,8 @@ from chesslab.board.game import play_game
 from chesslab.board.rules import points
 from chesslab.datasets.records import DEFAULT_GAMES, read_games
 from chesslab.evaluators.policy_value import load_policy_value
-from chesslab.experiments.store import (checkpoint_path, record_match, result_path,
-                                        run_checkpointed, stamp)
+from chesslab.experiments.store import (checkpoint_path, engine_stamp, record_match,
+                                        result_path, run_checkpointed, stamp)
 from chesslab.matches.clock import clock_text, seat_on_clock
 from chesslab.matches.match import OPENINGS, MatchResult, match, read_record
 from chesslab.matches.players import make_player, model_file, model_tag
@@ -131,7 +131,8 @@ def run_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2, seed
             "time_control": time_control, "workers": workers, "seconds": round(seconds, 1),
             # a resumed match's earlier runs are not in "seconds": their games are counted here
             "games_resumed": 2 * (len(jobs) - len(played_now)),
-            "pgn": [text for pair in pairs for text, _ in pair], **stamp()}
+            "pgn": [text for pair in pairs for text, _ in pair],
+            **engine_stamp((spec_a, spec_b)), **stamp()}
 
 
 def record_long_match(spec_a: str, spec_b: str, games: int = 100, workers: int = 2,

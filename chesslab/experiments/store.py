@@ -23,13 +23,24 @@ from pathlib import Path
 from chesslab.base.files import (RESULTS_DIR, file_lock, file_name, read_json, updating_json,
                                  write_json_atomic)
 from chesslab.base.parallel import resumable_map
+from chesslab.base.stockfish import engine_name
 from chesslab.matches.match import is_match_record, read_record, rerated_record, stale_fields
+from chesslab.matches.specs import parse_spec
 
 
 def stamp() -> dict:
     """When and where a result was measured."""
     return {"date": datetime.date.today().isoformat(), "python": platform.python_version(),
             "machine": platform.machine()}
+
+
+def engine_stamp(specs) -> dict:
+    """``{"stockfish": its own name}`` when one of ``specs`` is a Stockfish player (its
+    strength and its UCI_Elo calibration change between versions, so a result records
+    which one played); ``{}`` otherwise."""
+    if any(parse_spec(spec).name == "stockfish" for spec in specs):
+        return {"stockfish": engine_name()}
+    return {}
 
 
 def result_path(name: str) -> Path:
