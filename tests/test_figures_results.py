@@ -88,6 +88,13 @@ def test_ladder_figure_puts_each_player_at_its_elo_and_anchors_as_diamonds():
     fig = ladder_figure(bounded)
     assert "arrow: a zero or full score's one-sided bound" in fig.axes[0].get_xlabel()
     plt.close(fig)
+    tie = {**data, "standings": data["standings"] + [
+        {"player": "nnue@0.2s", "elo": 1500.2, "elo95": [1400.0, 1600.0]}]}   # same rounded Elo
+    fig = ladder_figure(tie)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert {"pst@0.2s (tied)", "nnue@0.2s (tied)"} <= set(labels)
+    assert "random" in labels and "stockfish:1350@0.2s (anchor)" in labels      # no tie there
+    plt.close(fig)
 
 
 def test_a_ladder_on_the_calibration_clock_is_labelled_calibrated_and_read_from_its_file(

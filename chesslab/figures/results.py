@@ -254,8 +254,12 @@ def ladder_figure(data=None, ax=None, time_control=None):
         ax.plot(r["elo"], y, "D" if anchor else "o", color="0.35" if anchor else "#2980b9",
                 markersize=7)
         ax.text(r["elo"], y + 0.22, f"{r['elo']:.0f}", ha="center", fontsize=7)
-    ax.set_yticks(range(len(rows)), [r["player"] + (" (anchor)" if r["player"] in anchors
-                                                    else "") for r in rows])
+    # equal ratings are a tie, not the order the sort happened to leave them in
+    rated = [round(r["elo"]) for r in rows if not _bounded(r)]
+    tied = {elo for elo in rated if rated.count(elo) > 1}
+    ax.set_yticks(range(len(rows)), [
+        r["player"] + (" (anchor)" if r["player"] in anchors else "")
+        + (" (tied)" if not _bounded(r) and round(r["elo"]) in tied else "") for r in rows])
     for elo in anchors.values():
         ax.axvline(elo, color="0.8", linewidth=0.8, zorder=0)
     seconds, clock = data.get("seconds_per_move"), data.get("time_control")
