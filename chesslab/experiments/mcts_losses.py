@@ -117,7 +117,7 @@ def mcts_losses(player: str = "mcts@1s", opponent: str = "pst@1s", matches=None,
     record = find_record(matches, player, opponent)
     engine = open_engine()
     try:
-        engine_name = engine.id.get("name", "unknown engine")
+        stockfish_name = engine.id.get("name", "unknown engine")
         score = stockfish_score(engine, depth)
         games = []
         lost = list(lost_games(record["pgn"], player))
@@ -137,7 +137,7 @@ def mcts_losses(player: str = "mcts@1s", opponent: str = "pst@1s", matches=None,
                    f"{opponent}, labelled with Stockfish's {MULTIPV} best moves",
            "player": player, "opponent": opponent, "matches_file": matches.name,
            "record_summary": record.get("summary"), "network": record.get("a_model"),
-           "stockfish": engine_name, "drop": drop, "depth": depth,
+           "stockfish": stockfish_name, "drop": drop, "depth": depth,
            "lost_games": len(games), "moves_scored": sum(len(g["moves"]) for g in games),
            "games": [{k: v for k, v in g.items() if k != "moves"} for g in games],
            "positions": blunders, **stamp()}
